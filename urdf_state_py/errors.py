@@ -1,0 +1,19 @@
+"""The one exception type every bad description turns into.
+
+Callers (the node, the CLI, a user's script) catch a single type and show its
+message; the message always names the offending element and the reason, so the
+user can fix the file without reading a traceback.
+"""
+
+
+class DescriptionError(ValueError):
+    """A robot description that cannot become a valid kinematic model.
+
+    ``parser`` names the parser that rejected it (``None`` when the problem is
+    structural and found while building the model).
+    """
+
+    def __init__(self, message: str, parser: str | None = None) -> None:
+        self.parser = parser
+        self.reason = message
+        super().__init__(f'[{parser}] {message}' if parser else message)
