@@ -1,0 +1,215 @@
+"""Xacro -> URDF -> Model: the built-in ``xacro`` parser.
+
+Expansion is done by the real ``xacro`` package (PyPI / ROS ``xacro`` 2.x),
+from a string: the document is read with ``defusedxml``'s minidom (no entity
+declarations, no external entities), handed to ``xacro.process_doc`` with the
+``args`` as mappings, and the expanded XML goes to the ``urdf`` parser.
+
+xacro keeps its state in module globals (file stack, substitution args) and
+resolves ``$(find pkg)`` through ``ament_index_python`` only. For the duration
+of one expansion, under a process-wide lock, this module
+
+* points ``$(find pkg)`` (also ``find()`` inside ``$(eval ...)``) at a
+  resolver: the ``package_paths`` option first, then the ament index when it
+  is importable and knows the package, else an error naming the package;
+* sets the file stack to ``<base_dir>/<string>`` so that relative
+  ``xacro:include`` filenames and ``xacro.load_yaml`` paths resolve against
+  ``base_dir`` (the node passes the model file's folder);
+* makes included files go through the same safe XML reader;
+
+and restores everything afterwards, also on errors.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import DescriptionError
+from ..model import Model
+from ._xml import normalize, root_start_tag
+from .base import Parser, ParserOption
+from .urdf_xml import UrdfXmlParser
+
+# Something xacro would act on: a directive element, or a ${...}/$(...) substitution.
+_XACRO_USE = re.compile(
+    r'<xacro:(?:property|macro|include|arg|if|unless|call|insert_block|element|attribute)\b'
+    r'|\$\{|\$\(')
+_COMMENT = re.compile(r'<!--.*?-->', re.DOTALL)
+_STRING_NAME = '<string>'
+
+# xacro's module-level state is shared by every caller in the process.
+_XACRO_LOCK = threading.RLock()
+
+
+class _PackageNotFound(Exception):
+    def __init__(self, package: str, why: str) -> None:
+        super().__init__(package)
+        self.package = package
+        self.why = why
+
+
+class XacroParser(Parser):
+    """Xacro documents (``xmlns:xacro`` on the root element)."""
+
+    name = 'xacro'
+    options = (
+        ParserOption('args', [], 'xacro arguments as name:=value, like on the xacro command line'),
+        ParserOption('package_paths', [],
+                     'package locations for $(find pkg), as pkg=/path/to/pkg (checked before '
+                     'the ament index)'),
+        ParserOption('base_dir', '',
+                     'folder that relative xacro:include filenames resolve against '
+                     '(default: the current directory)'),
+    )
+
+    def might_handle(self, data: str) -> int:
+        """Position of ``xmlns:xacro`` in the root start tag, else ``len(data)``.
+
+        Only when the document uses xacro (a directive such as
+        ``<xacro:property>``/``<xacro:include>``/``<xacro:macro>``, or a
+        ``${...}``/``$(...)`` substitution outside comments): many generated
+        URDFs keep the ``xmlns:xacro`` declaration, and some keep a stray,
+        undefined macro call that only plain URDF parsing tolerates.
+        """
+        if isinstance(data, bytes):
+            data = data.decode('utf-8', 'replace')
+        root = root_start_tag(data)
+        if root is None:
+            return len(data)
+        _, start, end = root
+        position = data.find('xmlns:xacro', start, end)
+        if position < 0 or not _XACRO_USE.search(_COMMENT.sub('', data[start:])):
+            return len(data)
+        return position
+
+    def parse(self, data: str | bytes, options: Mapping[str, Any] | None = None) -> Model:
+        """Expand the xacro document ``data`` and parse the result as URDF."""
+        opts = self.resolve_options(options)
+        return UrdfXmlParser().parse(self.expand(data, opts), {})
+
+    def expand(self, data: str | bytes, options: Mapping[str, Any] | None = None) -> str:
+        """The URDF text that xacro makes of ``data`` (DescriptionError on failure)."""
+        opts = self.resolve_options(options)
+        mappings = _pairs(opts['args'], ':=', 'args', 'name:=value')
+        packages = _pairs(opts['package_paths'], '=', 'package_paths', 'pkg=/path/to/pkg')
+        base_dir = os.path.abspath(opts['base_dir'] or os.curdir)
+        text = normalize(data)
+
+        import xacro  # noqa: PLC0415 (heavy; only needed here)
+
+        with _XACRO_LOCK, _xacro_session(xacro, packages, base_dir) as state:
+            try:
+                doc = _safe_parse_string(text)
+                xacro.process_doc(doc, mappings=dict(mappings))
+                return doc.toxml()
+            except DescriptionError:
+                raise
+            except Exception as exc:  # noqa: BLE001 (xacro raises many kinds)
+                missing = state.get('missing')
+                if missing is not None:
+                    raise DescriptionError(
+                        f"$(find {missing.package}): package '{missing.package}' not found "
+                        f'({missing.why}); set the option xacro.package_paths, e.g. '
+                        f"['{missing.package}=/path/to/{missing.package}']") from None
+                raise DescriptionError(_xacro_message(exc, state.get('files'))) from None
+
+
+def _pairs(items: list[str], separator: str, option: str, form: str) -> dict[str, str]:
+    result = {}
+    for item in items:
+        key, sep, value = item.partition(separator)
+        if not sep or not key.strip():
+            raise DescriptionError(f"option xacro.{option}: '{item}' is not of the form {form}")
+        result[key.strip()] = value.strip() if separator == '=' else value
+    return result
+
+
+def _safe_parse_string(text: str):
+    import defusedxml.minidom  # noqa: PLC0415
+    from defusedxml import DefusedXmlException  # noqa: PLC0415
+    try:
+        return defusedxml.minidom.parseString(text.encode('utf-8'))
+    except DefusedXmlException as exc:
+        raise DescriptionError(
+            f'XML entity declarations are not allowed ({exc}): a robot description needs '
+            'none, and they enable entity-expansion and external-file attacks') from None
+    except Exception as exc:  # noqa: BLE001 (expat errors)
+        raise DescriptionError(f'not well-formed XML: {exc}') from None
+
+
+def _xacro_message(exc: BaseException, files: list | None) -> str:
+    message = str(exc) or repr(exc)
+    chain = [f for f in reversed(files or []) if f]
+    if chain and not chain[0].endswith(_STRING_NAME):
+        message += ' (in ' + ', included from '.join(chain) + ')'
+    return f'xacro: {message}'
+
+
+@contextmanager
+def _xacro_session(xacro, packages: Mapping[str, str], base_dir: str):
+    """Patch xacro's globals for one expansion; restore them afterwards."""
+    from xacro import substitution_args  # noqa: PLC0415
+
+    state: dict[str, Any] = {}
+
+    def find(package: str) -> str:
+        if package in packages:
+            return packages[package]
+        try:
+            from ament_index_python.packages import get_package_share_directory  # noqa: PLC0415
+        except ImportError:
+            state['missing'] = _PackageNotFound(package, 'ament_index_python is not available')
+            raise state['missing'] from None
+        try:
+            return get_package_share_directory(package)
+        except Exception as exc:  # noqa: BLE001 (PackageNotFoundError, unset AMENT_PREFIX_PATH)
+            state['missing'] = _PackageNotFound(package, f'ament index: {exc}')
+            raise state['missing'] from None
+
+    original_parse = xacro.parse
+
+    def safe_parse(inp, filename=None):
+        if inp is None:
+            try:
+                with open(os.path.join(xacro.root_dir, filename), 'rb') as stream:
+                    inp = stream.read()
+            except OSError as exc:
+                xacro.filestack.pop()
+                raise xacro.XacroException(f'{exc.strerror}: {exc.filename}', exc=exc) from None
+        if isinstance(inp, (bytes, str)):
+            return _safe_parse_string(normalize(inp))
+        return original_parse(inp, filename)
+
+    saved = {
+        'eval_find': substitution_args._eval_find,
+        'dict_find': substitution_args._eval_dict.get('find'),
+        'filestack': xacro.filestack,
+        'macrostack': xacro.macrostack,
+        'all_includes': list(xacro.all_includes),
+        'context': dict(xacro.substitution_args_context),
+        'verbosity': xacro.verbosity,
+    }
+    substitution_args._eval_find = find
+    substitution_args._eval_dict['find'] = find
+    xacro.parse = safe_parse
+    xacro.init_stacks(os.path.join(base_dir, _STRING_NAME))
+    state['files'] = xacro.filestack
+    try:
+        yield state
+    finally:
+        state['files'] = list(xacro.filestack or [])
+        substitution_args._eval_find = saved['eval_find']
+        if saved['dict_find'] is not None:
+            substitution_args._eval_dict['find'] = saved['dict_find']
+        xacro.parse = original_parse
+        xacro.filestack = saved['filestack']
+        xacro.macrostack = saved['macrostack']
+        xacro.all_includes[:] = saved['all_includes']
+        xacro.substitution_args_context.clear()
+        xacro.substitution_args_context.update(saved['context'])
+        xacro.verbosity = saved['verbosity']
