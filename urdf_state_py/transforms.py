@@ -1,0 +1,168 @@
+"""Small rotation helpers (numpy only, no ROS), vectorised over leading axes.
+
+Conventions used throughout the package:
+
+* quaternions are ``(x, y, z, w)`` -- the order of ``geometry_msgs/Quaternion``,
+  so arrays go into TF messages without reshuffling;
+* roll/pitch/yaw are URDF's fixed-axis angles: ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)``;
+* homogeneous transforms are 4x4 with the translation in the last column.
+
+Every function accepts arrays with arbitrary leading (batch) axes; the last
+axis (or the last two for matrices) holds the actual vector.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def rpy_to_matrix(rpy) -> np.ndarray:
+    """Rotation matrix ``Rz(yaw) @ Ry(pitch) @ Rx(roll)``; ``rpy`` has shape (..., 3)."""
+    rpy = np.asarray(rpy, dtype=float)
+    cr, cp, cy = np.cos(rpy[..., 0]), np.cos(rpy[..., 1]), np.cos(rpy[..., 2])
+    sr, sp, sy = np.sin(rpy[..., 0]), np.sin(rpy[..., 1]), np.sin(rpy[..., 2])
+    m = np.empty(rpy.shape[:-1] + (3, 3))
+    m[..., 0, 0] = cy * cp
+    m[..., 0, 1] = cy * sp * sr - sy * cr
+    m[..., 0, 2] = cy * sp * cr + sy * sr
+    m[..., 1, 0] = sy * cp
+    m[..., 1, 1] = sy * sp * sr + cy * cr
+    m[..., 1, 2] = sy * sp * cr - cy * sr
+    m[..., 2, 0] = -sp
+    m[..., 2, 1] = cp * sr
+    m[..., 2, 2] = cp * cr
+    return m
+
+
+def rpy_to_quaternion(rpy) -> np.ndarray:
+    """Quaternion (x, y, z, w) of ``Rz(yaw) @ Ry(pitch) @ Rx(roll)``; shape (..., 4)."""
+    rpy = np.asarray(rpy, dtype=float)
+    half = 0.5 * rpy
+    cr, cp, cy = np.cos(half[..., 0]), np.cos(half[..., 1]), np.cos(half[..., 2])
+    sr, sp, sy = np.sin(half[..., 0]), np.sin(half[..., 1]), np.sin(half[..., 2])
+    return np.stack([
+        sr * cp * cy - cr * sp * sy,
+        cr * sp * cy + sr * cp * sy,
+        cr * cp * sy - sr * sp * cy,
+        cr * cp * cy + sr * sp * sy,
+    ], axis=-1)
+
+
+def quaternion_multiply(a, b) -> np.ndarray:
+    """Hamilton product ``a ⊗ b`` of (x, y, z, w) quaternions (rotation ``a`` then ``b`` in
+    the body frame, i.e. ``R(a ⊗ b) = R(a) @ R(b)``)."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    ax, ay, az, aw = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bx, by, bz, bw = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    return np.stack([
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    ], axis=-1)
+
+
+def quaternion_left_matrix(q) -> np.ndarray:
+    """The 4x4 matrix ``L(q)`` with ``q ⊗ p == L(q) @ p`` (x, y, z, w order), shape (..., 4, 4).
+
+    Lets a fixed left factor (a joint origin) be folded into precomputed
+    per-joint constants, so the per-call product is a couple of multiply-adds.
+    """
+    q = np.asarray(q, dtype=float)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    return np.stack([
+        np.stack([w, -z, y, x], axis=-1),
+        np.stack([z, w, -x, y], axis=-1),
+        np.stack([-y, x, w, z], axis=-1),
+        np.stack([-x, -y, -z, w], axis=-1),
+    ], axis=-2)
+
+
+def normalize_quaternion(q) -> np.ndarray:
+    """Unit quaternion; a (near-)zero quaternion becomes the identity (0, 0, 0, 1)."""
+    q = np.array(q, dtype=float)
+    norm = np.linalg.norm(q, axis=-1, keepdims=True)
+    zero = norm[..., 0] < 1e-12
+    q = q / np.where(norm < 1e-12, 1.0, norm)
+    q[zero] = (0.0, 0.0, 0.0, 1.0)
+    return q
+
+
+def quaternion_to_matrix(q) -> np.ndarray:
+    """Rotation matrix of a unit quaternion (x, y, z, w); shape (..., 3, 3)."""
+    q = np.asarray(q, dtype=float)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    m = np.empty(q.shape[:-1] + (3, 3))
+    m[..., 0, 0] = 1 - 2 * (y * y + z * z)
+    m[..., 0, 1] = 2 * (x * y - z * w)
+    m[..., 0, 2] = 2 * (x * z + y * w)
+    m[..., 1, 0] = 2 * (x * y + z * w)
+    m[..., 1, 1] = 1 - 2 * (x * x + z * z)
+    m[..., 1, 2] = 2 * (y * z - x * w)
+    m[..., 2, 0] = 2 * (x * z - y * w)
+    m[..., 2, 1] = 2 * (y * z + x * w)
+    m[..., 2, 2] = 1 - 2 * (x * x + y * y)
+    return m
+
+
+def matrix_to_quaternion(m) -> np.ndarray:
+    """Unit quaternion (x, y, z, w) with w >= 0 of rotation matrices (..., 3, 3).
+
+    Uses the largest-diagonal branch per element (Shepperd), so it is accurate
+    for every rotation, including 180 degree ones.
+    """
+    m = np.asarray(m, dtype=float)[..., :3, :3]
+    shape = m.shape[:-2]
+    m = m.reshape(-1, 3, 3)
+    q = np.empty((m.shape[0], 4))
+    m00, m11, m22 = m[:, 0, 0], m[:, 1, 1], m[:, 2, 2]
+    trace = m00 + m11 + m22
+    branch = np.argmax(np.stack([trace, m00, m11, m22], axis=-1), axis=-1)
+    for k in range(4):
+        sel = branch == k
+        if not sel.any():
+            continue
+        r = m[sel]
+        if k == 0:
+            s = 2.0 * np.sqrt(1.0 + trace[sel])
+            q[sel] = np.stack([(r[:, 2, 1] - r[:, 1, 2]) / s, (r[:, 0, 2] - r[:, 2, 0]) / s,
+                               (r[:, 1, 0] - r[:, 0, 1]) / s, 0.25 * s], axis=-1)
+        elif k == 1:
+            s = 2.0 * np.sqrt(1.0 + r[:, 0, 0] - r[:, 1, 1] - r[:, 2, 2])
+            q[sel] = np.stack([0.25 * s, (r[:, 0, 1] + r[:, 1, 0]) / s,
+                               (r[:, 0, 2] + r[:, 2, 0]) / s, (r[:, 2, 1] - r[:, 1, 2]) / s],
+                              axis=-1)
+        elif k == 2:
+            s = 2.0 * np.sqrt(1.0 + r[:, 1, 1] - r[:, 0, 0] - r[:, 2, 2])
+            q[sel] = np.stack([(r[:, 0, 1] + r[:, 1, 0]) / s, 0.25 * s,
+                               (r[:, 1, 2] + r[:, 2, 1]) / s, (r[:, 0, 2] - r[:, 2, 0]) / s],
+                              axis=-1)
+        else:
+            s = 2.0 * np.sqrt(1.0 + r[:, 2, 2] - r[:, 0, 0] - r[:, 1, 1])
+            q[sel] = np.stack([(r[:, 0, 2] + r[:, 2, 0]) / s, (r[:, 1, 2] + r[:, 2, 1]) / s,
+                               0.25 * s, (r[:, 1, 0] - r[:, 0, 1]) / s], axis=-1)
+    q[q[:, 3] < 0] *= -1.0
+    return q.reshape(shape + (4,))
+
+
+def skew(v) -> np.ndarray:
+    """Cross-product matrix ``[v]x`` of vectors (..., 3); shape (..., 3, 3)."""
+    v = np.asarray(v, dtype=float)
+    k = np.zeros(v.shape[:-1] + (3, 3))
+    k[..., 0, 1], k[..., 0, 2] = -v[..., 2], v[..., 1]
+    k[..., 1, 0], k[..., 1, 2] = v[..., 2], -v[..., 0]
+    k[..., 2, 0], k[..., 2, 1] = -v[..., 1], v[..., 0]
+    return k
+
+
+def transform(translation, rotation_matrix) -> np.ndarray:
+    """4x4 homogeneous transforms from translations (..., 3) and rotations (..., 3, 3)."""
+    translation = np.asarray(translation, dtype=float)
+    rotation_matrix = np.asarray(rotation_matrix, dtype=float)
+    shape = np.broadcast_shapes(translation.shape[:-1], rotation_matrix.shape[:-2])
+    t = np.zeros(shape + (4, 4))
+    t[..., :3, :3] = rotation_matrix
+    t[..., :3, 3] = translation
+    t[..., 3, 3] = 1.0
+    return t
