@@ -45,6 +45,7 @@ setup(
             'urdf_state = urdf_state_py.node:main',
             'urdf_state_demo = urdf_state_py.demo:main',
             'urdf_state_bench = urdf_state_py.bench:main',
+            'urdf_state_check = urdf_state_py.cli:main',
         ],
         'urdf_state_py.parsers': [
             'urdf = urdf_state_py.parsers.urdf_xml:UrdfXmlParser',

@@ -1,0 +1,306 @@
+"""The ``urdf_state_check`` CLI on real corpus files: what a user debugging a description sees.
+
+Most tests call :func:`urdf_state_py.cli.main` in-process (fast, exact
+output); a few run ``python -m urdf_state_py`` in a subprocess to cover the
+module entry point, stdin, exit statuses and the absence of tracebacks / ROS
+imports exactly as a shell user gets them.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from urdf_state_py import cli
+from urdf_state_py.transforms import rpy_to_matrix
+
+RSP_TEST = Path('robot_state_publisher_test') / 'test'
+INVALID = Path('invalid') / 'ros2_urdf_test' / 'urdf' / 'test'
+
+
+def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """``python -m urdf_state_py ARGS`` exactly as a user runs it."""
+    return subprocess.run([sys.executable, '-m', 'urdf_state_py', *args], input=stdin,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def call(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+    """In-process run: (exit status, stdout, stderr)."""
+    code = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def poses(out: str) -> dict[str, dict[str, list[float]]]:
+    """The ``fk`` output as {link: {'xyz': [...], 'rpy': [...], 'xyzw': [...]}}."""
+    result: dict[str, dict[str, list[float]]] = {}
+    link = None
+    for line in out.splitlines():
+        if line.startswith('robot:'):
+            continue
+        if not line.startswith(' '):
+            link = line.strip()
+            result[link] = {}
+            continue
+        key, *numbers = line.split()
+        result[link][key] = [float(n) for n in numbers]
+    return result
+
+
+# ------------------------------------------------------------------ check
+
+
+def test_check_fixed_joint_prints_counts_and_tree(capsys, robots_dir):
+    path = robots_dir / RSP_TEST / 'two_links_fixed_joint.urdf'
+    code, out, err = call(capsys, 'check', str(path))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert 'parser: urdf (auto-detected)' in lines
+    assert re.search(r'^  urdf +\d+$', out, re.M)            # urdf is confident
+    assert re.search(r'^  xacro +\d+  \(not mine\)$', out, re.M)
+    assert 'robot: test_robot_fixed_joint' in lines
+    assert 'root: link1' in lines
+    assert 'links: 2' in lines
+    assert 'joints: 1 (fixed 1)' in lines
+    assert 'mimic joints: 0' in lines
+    assert 'active joints: 0, active variables: 0' in lines
+    tree = lines[lines.index('tree:') + 1:]
+    assert tree == ['  link1', '    link2  <- joint1 (fixed)']
+
+
+def test_check_through_python_m_and_stdin(robots_dir):
+    path = robots_dir / RSP_TEST / 'two_links_moving_joint.urdf'
+    by_path = run_cli('check', str(path))
+    assert by_path.returncode == 0, by_path.stderr
+    assert 'links: 2' in by_path.stdout
+    assert 'joints: 1 (continuous 1)' in by_path.stdout
+    assert 'active joints: 1, active variables: 1' in by_path.stdout
+    assert '    link2  <- joint1 (continuous)' in by_path.stdout
+    by_stdin = run_cli('check', '-', stdin=path.read_text())
+    assert by_stdin.returncode == 0, by_stdin.stderr
+    assert by_stdin.stdout == by_path.stdout
+
+
+def test_check_forced_parser_and_xacro_args(capsys, tmp_path):
+    """--xacro-arg reaches the xacro parser; a forced parser is reported as such."""
+    xacro_file = tmp_path / 'arm.urdf.xacro'
+    xacro_file.write_text(
+        '<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">\n'
+        '  <xacro:arg name="tip" default="tip"/>\n'
+        '  <link name="base"/><link name="$(arg tip)"/>\n'
+        '  <joint name="j" type="fixed"><parent link="base"/><child link="$(arg tip)"/>'
+        '</joint>\n</robot>\n')
+    code, out, err = call(capsys, 'check', str(xacro_file), '--xacro-arg', 'tip:=gripper')
+    assert code == 0, err
+    assert 'parser: xacro (auto-detected)' in out
+    assert '    gripper  <- j (fixed)' in out
+    code, out, err = call(capsys, 'check', str(xacro_file), '--parser', 'xacro')
+    assert code == 0, err
+    assert 'parser: xacro (forced by --parser)' in out
+    assert '    tip  <- j (fixed)' in out
+
+
+def test_check_mimic_joint_counted(capsys, tmp_path):
+    urdf = tmp_path / 'gripper.urdf'
+    urdf.write_text(
+        '<robot name="g"><link name="a"/><link name="b"/><link name="c"/>'
+        '<joint name="j1" type="revolute"><parent link="a"/><child link="b"/>'
+        '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint>'
+        '<joint name="j2" type="revolute"><parent link="a"/><child link="c"/>'
+        '<limit lower="-1" upper="1" effort="1" velocity="1"/><mimic joint="j1"/></joint>'
+        '</robot>')
+    code, out, err = call(capsys, 'check', str(urdf))
+    assert code == 0, err
+    assert 'joints: 2 (revolute 2)' in out
+    assert 'mimic joints: 1 (j2)' in out
+    assert 'active joints: 1, active variables: 1' in out
+    assert '    c  <- j2 (revolute, mimics j1)' in out
+
+
+@pytest.mark.parametrize('name, expected', [
+    ('fail_pr2_desc_double_joint.urdf', "joint name 'fl_caster_rotation_joint' is not unique"),
+    ('fail_pr2_desc_loop.urdf', 'no root link'),
+    ('fail_pr2_desc_bracket.urdf', "joint 'fl_caster_rotation_joint' origin rpy"),
+    ('fail_three_links_one_joint.urdf', 'mismatched tag'),
+])
+def test_check_invalid_exits_1_with_message(capsys, robots_dir, name, expected):
+    code, out, err = call(capsys, 'check', str(robots_dir / INVALID / name))
+    assert code == 1
+    assert out == ''
+    assert err.startswith('error: [urdf] ')
+    assert expected in err
+
+
+def test_invalid_file_has_no_traceback_in_subprocess(robots_dir):
+    result = run_cli('check', str(robots_dir / INVALID / 'fail_pr2_desc_double_joint.urdf'))
+    assert result.returncode == 1
+    assert result.stderr == ("error: [urdf] joint name 'fl_caster_rotation_joint' "
+                             'is not unique\n')
+    assert 'Traceback' not in result.stderr
+
+
+def test_unreadable_file_is_error_1(capsys, tmp_path):
+    code, _, err = call(capsys, 'check', str(tmp_path / 'missing.urdf'))
+    assert code == 1
+    assert err.startswith('error: cannot read ')
+
+
+# ------------------------------------------------------------------ fk
+
+
+def test_fk_continuous_joint_at_pi(capsys, robots_dir):
+    """joint1: continuous about the default axis x, origin xyz="5 0 0" rpy="0 0 1.57".
+
+    The joint rotates link2 about its own origin, so link2 stays at x = 5 and
+    its orientation is Rz(1.57) @ Rx(pi).
+    """
+    path = robots_dir / RSP_TEST / 'two_links_moving_joint.urdf'
+    code, out, err = call(capsys, 'fk', str(path), '--set', 'joint1=pi')
+    assert code == 0, err
+    assert err == ''
+    result = poses(out)
+    assert list(result) == ['link1', 'link2']          # all links, in declaration order
+    assert result['link1']['xyz'] == [0.0, 0.0, 0.0]
+    assert result['link2']['xyz'] == pytest.approx([5.0, 0.0, 0.0], abs=1e-6)
+    half = 1.57 / 2
+    # q = qz(1.57) (x) qx(pi) = (cos(half), sin(half), 0, 0)
+    assert result['link2']['xyzw'] == pytest.approx([math.cos(half), math.sin(half), 0, 0],
+                                                   abs=1e-6)
+    roll, pitch, yaw = result['link2']['rpy']
+    assert abs(roll) == pytest.approx(math.pi, abs=1e-6)
+    assert (pitch, yaw) == pytest.approx((0.0, 1.57), abs=1e-6)
+
+
+def test_fk_subprocess_link_selection(robots_dir):
+    path = robots_dir / RSP_TEST / 'two_links_moving_joint.urdf'
+    result = run_cli('fk', str(path), '--set', f'joint1={math.pi / 2}', '--link', 'link2')
+    assert result.returncode == 0, result.stderr
+    parsed = poses(result.stdout)
+    assert list(parsed) == ['link2']
+    assert parsed['link2']['xyz'] == pytest.approx([5.0, 0.0, 0.0], abs=1e-6)
+    assert parsed['link2']['rpy'] == pytest.approx([math.pi / 2, 0.0, 1.57], abs=1e-6)
+
+
+@pytest.fixture()
+def limited_arm(tmp_path: Path) -> Path:
+    """One revolute joint about z, limits [-1, 1], 2 m along x to the tip link."""
+    urdf = tmp_path / 'limited.urdf'
+    urdf.write_text(
+        '<robot name="limited"><link name="base"/><link name="arm"/><link name="tip"/>'
+        '<joint name="shoulder" type="revolute"><parent link="base"/><child link="arm"/>'
+        '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>'
+        '<joint name="tool" type="fixed"><parent link="arm"/><child link="tip"/>'
+        '<origin xyz="2 0 0"/></joint></robot>')
+    return urdf
+
+
+def test_fk_clamped_value_warns(capsys, limited_arm):
+    code, out, err = call(capsys, 'fk', str(limited_arm), '--set', 'shoulder=2', '--link', 'tip')
+    assert code == 0
+    assert err.startswith('warning: ')
+    assert 'shoulder (2 -> 1)' in err
+    tip = poses(out)['tip']
+    assert tip['xyz'] == pytest.approx([2 * math.cos(1.0), 2 * math.sin(1.0), 0.0], abs=1e-6)
+    assert tip['rpy'] == pytest.approx([0.0, 0.0, 1.0], abs=1e-6)
+
+
+def test_fk_ignore_limits_uses_raw_value(capsys, limited_arm):
+    code, out, err = call(capsys, 'fk', str(limited_arm), '--set', 'shoulder=2',
+                          '--link', 'tip', '--ignore-limits')
+    assert code == 0
+    assert err == ''
+    tip = poses(out)['tip']
+    assert tip['xyz'] == pytest.approx([2 * math.cos(2.0), 2 * math.sin(2.0), 0.0], abs=1e-6)
+
+
+def test_fk_clamped_real_robot_subprocess(robots_dir):
+    """UR5 shoulder_pan_joint is limited to +-2 pi: 10 rad is clamped and named."""
+    path = robots_dir / 'example_robot_data' / 'ur_description' / 'urdf' / 'ur5_robot.urdf'
+    result = run_cli('fk', str(path), '--set', 'shoulder_pan_joint=10', '--link', 'tool0')
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if line.startswith('warning:')]
+    assert len(warnings) == 1
+    assert 'shoulder_pan_joint (10 -> 6.28319)' in warnings[0]
+
+
+@pytest.mark.parametrize('args, message', [
+    (('--set', 'elbow=1'), "unknown joint variable(s): elbow (known: shoulder)"),
+    (('--link', 'hand'), 'unknown link(s): hand'),
+    (('--set', 'shoulder'), "'shoulder' is not of the form name=value"),
+    (('--set', 'shoulder=abc'), "'abc' is not a number"),
+])
+def test_fk_usage_errors_exit_2(capsys, limited_arm, args, message):
+    code, out, err = call(capsys, 'fk', str(limited_arm), *args)
+    assert code == 2
+    assert out == ''
+    assert err.startswith('error: ')
+    assert message in err
+
+
+# ------------------------------------------------------------------ parsers
+
+
+def test_parsers_lists_builtins_with_options(capsys):
+    code, out, err = call(capsys, 'parsers')
+    assert code == 0, err
+    lines = out.splitlines()
+    assert any(line.startswith('urdf  (') for line in lines)
+    xacro = next(i for i, line in enumerate(lines) if line.startswith('xacro  ('))
+    assert lines[xacro + 1] == '  args  type=list[str]  default=[]'
+    assert 'name:=value' in lines[xacro + 2]
+    assert '  package_paths  type=list[str]  default=[]' in lines
+    assert "  base_dir  type=str  default=''" in lines
+
+
+def test_no_ros_import():
+    """The CLI must work on machines without ROS: importing and running it pulls in no rclpy."""
+    code = ('import sys; from urdf_state_py import cli; cli.main(["parsers"]); '
+            'bad = sorted(m for m in sys.modules if m.split(".")[0] in '
+            '("rclpy", "rcl_interfaces", "tf2_msgs", "geometry_msgs", "sensor_msgs")); '
+            'sys.exit(f"ROS modules imported: {bad}" if bad else 0)')
+    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+
+
+def test_console_script_registered():
+    try:
+        scripts = importlib.metadata.entry_points(group='console_scripts')
+    except Exception:  # noqa: BLE001
+        pytest.skip('no package metadata')
+    ours = [ep for ep in scripts if ep.name == 'urdf_state_check']
+    if not ours:
+        pytest.skip('urdf_state_py not (re)installed since the entry point was added')
+    assert ours[0].value == 'urdf_state_py.cli:main'
+
+
+# ------------------------------------------------------------------ helpers
+
+
+@pytest.mark.parametrize('text, value', [
+    ('0.5', 0.5), ('-pi/2', -math.pi / 2), ('3*pi/4', 0.75 * math.pi), ('1e-3', 1e-3),
+    ('2**3', 8.0), ('tau', math.tau),
+])
+def test_parse_number(text, value):
+    assert cli.parse_number(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize('text', ['__import__("os")', 'pi()', '1/0', 'x', ''])
+def test_parse_number_rejects(text):
+    with pytest.raises(cli.UsageError):
+        cli.parse_number(text)
+
+
+@pytest.mark.parametrize('rpy', [
+    (0.1, -0.2, 0.3), (3.0, 1.2, -2.5), (0.0, math.pi / 2, 0.7), (0.0, -math.pi / 2, -0.4),
+])
+def test_matrix_to_rpy_round_trip(rpy):
+    matrix = rpy_to_matrix(np.array(rpy))
+    assert rpy_to_matrix(np.array(cli.matrix_to_rpy(matrix))) == pytest.approx(matrix, abs=1e-9)
