@@ -65,6 +65,39 @@ def static_message(joint_transforms, frame_prefix: str, stamp: Time) -> TFMessag
     return TFMessage(transforms=transforms)
 
 
+def cdr_padding(data: bytes) -> list[int]:
+    """Offsets of the alignment padding in a CDR-serialised TFMessage.
+
+    The serialiser does not clear padding, so two serialisations of one message
+    can differ there (heap leftovers). Zeroing these bytes makes the template
+    canonical, and lets tests compare with rclpy's bytes everywhere else.
+    Layout: 4-byte encapsulation header, then (aligned from offset 4) the
+    sequence length and per transform: stamp (2 x 4 bytes), frame_id and
+    child_frame_id (uint32 length + bytes with NUL, 4-aligned), 7 doubles
+    (8-aligned).
+    """
+    padding: list[int] = []
+    at = 4
+
+    def align(to: int) -> None:
+        nonlocal at
+        while (at - 4) % to:
+            padding.append(at)
+            at += 1
+
+    (count,) = struct.unpack_from('<I', data, at)
+    at += 4
+    for _ in range(count):
+        at += 8  # stamp
+        for _string in range(2):
+            align(4)
+            (length,) = struct.unpack_from('<I', data, at)
+            at += 4 + length
+        align(8)
+        at += 7 * 8
+    return padding
+
+
 class _Serialized:
     """The CDR bytes of one preallocated TFMessage, with the offsets of its numbers."""
 
@@ -87,7 +120,10 @@ class _Serialized:
         sentinels = (-7.0e11 - np.arange(n * 7, dtype=float)).reshape(n, 7)
         sec, nanosec = 0x5A17C0DE, 0x3A11ED
         entry.update(sentinels[:, :3].tolist(), sentinels[:, 3:].tolist(), sec, nanosec)
-        data = serialize_message(entry.message)
+        data = bytearray(serialize_message(entry.message))
+        for at in cdr_padding(data):
+            data[at] = 0
+        data = bytes(data)
         numbers = []
         for value in sentinels.ravel().tolist():
             pattern = struct.pack('<d', value)
