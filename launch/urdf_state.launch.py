@@ -1,0 +1,95 @@
+"""Launch the urdf_state node (drop-in robot_state_publisher) for a URDF or xacro file.
+
+    ros2 launch urdf_state_py urdf_state.launch.py model:=/path/robot.urdf.xacro \\
+        xacro_args:="prefix:=left_ use_gripper:=true" frame_prefix:=left/
+
+Arguments:
+  model         URDF or xacro file (default: the bundled Unitree H1_2)
+  xacro_args    xacro arguments, "name:=value" separated by spaces (shell-style
+                quoting allowed); passed to the node's ``xacro.args``
+  namespace     namespace of the node (and of its relative topics)
+  frame_prefix  prepended to every frame id
+  use_sim_time  use /clock
+  params_file   parameters file (default: config/urdf_state.yaml of this package);
+                the arguments above override what it says
+
+xacro is expanded by the node itself, not by ``Command(['xacro ', model])`` as
+in robot_state_publisher's examples: the launch file passes the *file contents*
+as ``robot_description`` together with ``xacro.base_dir`` (the file's folder,
+so relative ``xacro:include`` work) and ``xacro.args``. That needs no xacro
+executable on the PATH, keeps the arguments as a real parameter (visible with
+``ros2 param get``, re-applied when the description is changed at run time),
+and errors come from the node's parser with the element at fault. A plain URDF
+goes through the same path (the node's ``parser: auto`` tells them apart).
+
+The file is read in an OpaqueFunction (at launch time, after the arguments are
+resolved), so ``model`` may itself be a substitution in an including launch
+file.
+"""
+
+import os
+import shlex
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch_ros.actions import Node
+from launch_ros.parameter_descriptions import ParameterValue
+from launch_ros.substitutions import FindPackageShare
+
+PACKAGE = 'urdf_state_py'
+
+ARGUMENTS = {
+    'model': (PathJoinSubstitution([FindPackageShare(PACKAGE), 'robots', 'h1_2', 'h1_2.urdf']),
+              'URDF or xacro file of the robot'),
+    'xacro_args': ('', 'xacro arguments "name:=value name2:=value2" (the node\'s xacro.args)'),
+    'namespace': ('', 'namespace of the node'),
+    'frame_prefix': ('', 'prefix prepended to every published frame id'),
+    'use_sim_time': ('false', 'use simulation (/clock) time'),
+    'params_file': (PathJoinSubstitution([FindPackageShare(PACKAGE), 'config', 'urdf_state.yaml']),
+                    'parameters file; the other arguments override its values'),
+}
+
+
+def _as_bool(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ('true', '1', 'yes', 'on'):
+        return True
+    if value in ('false', '0', 'no', 'off', ''):
+        return False
+    raise ValueError(f"use_sim_time must be true or false, not '{text}'")
+
+
+def _launch_node(context, *args, **kwargs):
+    model = os.path.abspath(os.path.expanduser(LaunchConfiguration('model').perform(context)))
+    with open(model, encoding='utf-8') as stream:
+        description = stream.read()
+    overrides = {
+        # ParameterValue(value_type=str): the text stays a string whatever it looks like.
+        'robot_description': ParameterValue(description, value_type=str),
+        'frame_prefix': ParameterValue(LaunchConfiguration('frame_prefix').perform(context),
+                                       value_type=str),
+        'use_sim_time': _as_bool(LaunchConfiguration('use_sim_time').perform(context)),
+        'xacro.base_dir': ParameterValue(os.path.dirname(model), value_type=str),
+    }
+    xacro_args = shlex.split(LaunchConfiguration('xacro_args').perform(context))
+    if xacro_args:
+        # An empty list would carry no type; leave the parameter at its default then.
+        overrides['xacro.args'] = xacro_args
+    params_file = LaunchConfiguration('params_file').perform(context)
+    parameters = ([params_file] if params_file else []) + [overrides]
+    return [Node(
+        package=PACKAGE,
+        executable='urdf_state',
+        name='urdf_state',
+        namespace=LaunchConfiguration('namespace').perform(context),
+        output='screen',
+        parameters=parameters,
+    )]
+
+
+def generate_launch_description():
+    return LaunchDescription(
+        [DeclareLaunchArgument(name, default_value=default, description=text)
+         for name, (default, text) in ARGUMENTS.items()]
+        + [OpaqueFunction(function=_launch_node)])
