@@ -40,3 +40,17 @@ def robots_dir():
         pytest.skip(f'robot corpus not found at {path} '
                     '(set URDF_STATE_ROBOTS to its location)')
     return path
+
+
+@pytest.fixture(scope='module')
+def probe():
+    """The test side of the node tests (see ``test_node_harness.Probe``), one per module.
+
+    The harness is imported here, not at the top, so that the ROS-free test
+    modules stay importable (and runnable) without rclpy; without it, the
+    tests using this fixture are skipped.
+    """
+    from test_node_harness import Probe
+    p = Probe()
+    yield p
+    p.close()

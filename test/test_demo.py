@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from urdf_state_py import demo
+from urdf_state_py.parsers import load_model, load_model_file
 from urdf_state_py.ros_env import ensure_loopback, loopback_env
+from urdf_state_py.sweep_plan import SweepPlan
 
 REPO = Path(__file__).resolve().parents[1]
 H1_2 = REPO / 'robots' / 'h1_2' / 'h1_2.urdf'
@@ -56,8 +58,7 @@ def test_loopback_env_does_not_touch_its_input():
 # --------------------------------------------------------------------------- sweep plan
 
 def test_sweep_plan_covers_active_variables_within_limits():
-    from urdf_state_py.sweep import SweepPlan, load_model_any
-    model = load_model_any(path=str(H1_2))
+    model = load_model_file(H1_2)
     plan = SweepPlan(model)
     assert plan.names == [v for j in model.joints if j.is_movable and not j.is_mimic
                           for v in j.variable_names]
@@ -75,7 +76,6 @@ def test_sweep_plan_covers_active_variables_within_limits():
 
 
 def test_sweep_plan_unbounded_planar_floating():
-    from urdf_state_py.sweep import SweepPlan, load_model_any
     urdf = """<robot name="mix">
       <link name="world"/><link name="base"/><link name="cart"/><link name="wheel"/>
       <link name="slider"/>
@@ -87,7 +87,7 @@ def test_sweep_plan_unbounded_planar_floating():
       <joint name="slide" type="prismatic"><parent link="cart"/><child link="slider"/>
         <axis xyz="1 0 0"/><limit lower="0.1" upper="0.3" effort="1" velocity="1"/></joint>
     </robot>"""
-    model = load_model_any(text=urdf)
+    model = load_model(urdf)
     plan = SweepPlan(model, frequency=0.5)
     assert plan.names == ['float/trans_x', 'float/trans_y', 'float/trans_z', 'float/rot_x',
                           'float/rot_y', 'float/rot_z', 'float/rot_w', 'plane/x', 'plane/y',
@@ -204,8 +204,7 @@ def test_demo_reports_a_dead_node_with_a_nonzero_exit():
 
 def test_sweep_keeps_mimic_followers_within_their_limits():
     """H1_2's finger mimics (multiplier > 1) would leave their limits at full driver range."""
-    from urdf_state_py.sweep import SweepPlan, load_model_any
-    model = load_model_any(path=str(H1_2))
+    model = load_model_file(H1_2)
     plan = SweepPlan(model)
     bounds = model.variable_bounds()
     for k in range(100):

@@ -144,14 +144,18 @@ def test_prismatic_clamped():
     np.testing.assert_allclose(kin.link_pose([0.5], 'top'), pose((0, 0, 0.3)))
 
 
+def reversed_mimic_chain(b_lower, b_upper):
+    """c = -b + 0.5, b = 2a + 0.1, a in [-1, 1], declared c, b, a (not in resolution order)."""
+    return Kinematics(make_model(
+        rev('c', 'base', 'lc', mimic=Mimic('b', -1.0, 0.5)),
+        rev('b', 'base', 'lb', lower=b_lower, upper=b_upper, mimic=Mimic('a', 2.0, 0.1)),
+        rev('a', 'base', 'la', lower=-1.0, upper=1.0),
+    ))
+
+
 def test_mimic_chain_declared_in_reverse_order():
     # c mimics b mimics a, declared c, b, a -- resolution must not depend on order.
-    model = make_model(
-        rev('c', 'base', 'lc', mimic=Mimic('b', -1.0, 0.5)),
-        rev('b', 'base', 'lb', lower=-10, upper=10, mimic=Mimic('a', 2.0, 0.1)),
-        rev('a', 'base', 'la', lower=-1.0, upper=1.0),
-    )
-    kin = Kinematics(model)
+    kin = reversed_mimic_chain(-10, 10)
     q_eff, clamped = kin.resolve(kin.positions({'a': 0.3, 'b': 99.0, 'c': -99.0}))
     value = dict(zip(kin.variable_names, q_eff))
     assert value['a'] == pytest.approx(0.3)
@@ -167,12 +171,7 @@ def test_mimic_chain_declared_in_reverse_order():
 
 
 def test_mimic_own_limits_clamp_after_the_rule_and_propagate():
-    model = make_model(
-        rev('c', 'base', 'lc', mimic=Mimic('b', -1.0, 0.5)),
-        rev('b', 'base', 'lb', lower=-0.5, upper=0.5, mimic=Mimic('a', 2.0, 0.1)),
-        rev('a', 'base', 'la', lower=-1.0, upper=1.0),
-    )
-    kin = Kinematics(model)
+    kin = reversed_mimic_chain(-0.5, 0.5)
     q_eff, clamped = kin.resolve(kin.positions({'a': 0.3}))
     value = dict(zip(kin.variable_names, q_eff))
     assert value['b'] == 0.5                          # 0.7 clamped into [-0.5, 0.5]

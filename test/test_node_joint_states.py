@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from test_node_harness import (LATCHED, NodeUnderTest, Probe, compose_poses, transform_map,
+from test_node_harness import (LATCHED, NodeUnderTest, compose_poses, transform_map,
                                wait_until)
 from urdf_state_py.kinematics import Kinematics
 from urdf_state_py.parsers import load_model
@@ -39,13 +39,6 @@ MULTI_DOF = '''<robot name="multi_dof">
   <joint name="fly" type="floating"><parent link="cart"/><child link="drone"/>
     <origin xyz="0 0 1"/></joint>
 </robot>'''
-
-
-@pytest.fixture(scope='module')
-def probe():
-    p = Probe()
-    yield p
-    p.close()
 
 
 @pytest.fixture(scope='module')

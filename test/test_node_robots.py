@@ -9,7 +9,7 @@ root-relative poses compared with ``Kinematics.link_poses`` to 1e-9.
 import numpy as np
 import pytest
 
-from test_node_harness import (NodeUnderTest, Probe, ROBOTS, compose_poses, transform_map,
+from test_node_harness import (NodeUnderTest, ROBOTS, compose_poses, transform_map,
                                wait_until)
 from urdf_state_py.kinematics import Kinematics
 from urdf_state_py.parsers import load_model
@@ -21,13 +21,6 @@ ROBOT_FILES = {
     'robotiq_2f85': 'robotiq_2f85/generated/robotiq_2f_85.urdf',
     'h1_2': 'unitree_ros/robots/h1_2_description/h1_2.urdf',
 }
-
-
-@pytest.fixture(scope='module')
-def probe():
-    p = Probe()
-    yield p
-    p.close()
 
 
 @pytest.fixture(scope='module')

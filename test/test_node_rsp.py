@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from test_node_harness import NodeUnderTest, Probe, ROBOTS, transform_map, wait_until
+from test_node_harness import NodeUnderTest, ROBOTS, transform_map, wait_until
 
 RSP = ROBOTS / 'robot_state_publisher_test' / 'test'
 FIXED = (RSP / 'two_links_fixed_joint.urdf').read_text()
@@ -25,13 +25,6 @@ XACRO_REQUIRED_ARG = '''<?xml version="1.0"?>
   </joint>
 </robot>
 '''
-
-
-@pytest.fixture(scope='module')
-def probe():
-    p = Probe()
-    yield p
-    p.close()
 
 
 @pytest.fixture(scope='module')

@@ -3,8 +3,9 @@ import math
 
 import pytest
 
-from urdf_state_py.tf_view import (FrameTree, RateMeter, Stats, compose, pick_frames,
-                                   quat_to_rpy, render, rpy_to_quat, summary)
+from urdf_state_py.frame_tree import FrameTree, pick_frames
+from urdf_state_py.tf_screen import RateMeter, Stats, render, summary
+from urdf_state_py.tuple_rotations import compose, quat_to_rpy, rpy_to_quat
 
 Q0 = (0.0, 0.0, 0.0, 1.0)
 

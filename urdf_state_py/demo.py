@@ -34,11 +34,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from .ros_env import ensure_loopback
+from .xacro_args import load_model_file_with_args
 
 PACKAGE = 'urdf_state_py'
 DEFAULT_ROBOT = Path('robots') / 'h1_2' / 'h1_2.urdf'
@@ -224,8 +224,7 @@ def run(args: argparse.Namespace) -> int:
         print(f'urdf_state_demo: cannot read {model_path}: {exc}', file=sys.stderr)
         return 2
     try:
-        from .sweep import load_model_any
-        model = load_model_any(path=str(model_path), xacro_args=args.xacro_arg)
+        model = load_model_file_with_args(model_path, args.xacro_arg)
     except Exception as exc:  # noqa: BLE001 - a bad model is a message, not a traceback
         print(f'urdf_state_demo: cannot load {model_path}: {exc}', file=sys.stderr)
         return 2

@@ -21,15 +21,12 @@ Parameters: see :data:`PARAMETERS` and the README.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import rclpy
 from rcl_interfaces.msg import SetParametersResult
-from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
@@ -45,6 +42,7 @@ from .kinematics import Kinematics
 from .model import Model
 from . import parsers as _parsers
 from .ros_params import declare, float_range
+from .ros_spin import make_executor, spin_until_shutdown
 from .tf_publishing import MovingTransforms, static_message
 
 __all__ = ['UrdfStateNode', 'main', 'PARAMETERS', 'NODE_NAME']
@@ -375,49 +373,9 @@ class _Rejected(Exception):
     """A parameter change that must be refused; the message is the reason shown to the user."""
 
 
-def make_executor(kind: str | None = None) -> Executor:
-    """The executor ``main`` spins: rclpy's EventsExecutor where it exists, else the default.
-
-    EventsExecutor (``rclpy.experimental``, Jazzy and later; absent in Humble)
-    cuts the per-message overhead of the wait-set executor roughly in half,
-    which is most of this node's CPU per update. ``kind`` (or the environment
-    variable ``URDF_STATE_EXECUTOR``): ``auto`` (default), ``events`` or
-    ``single``; ``events`` where it does not exist falls back with a warning.
-    """
-    kind = (kind or os.environ.get('URDF_STATE_EXECUTOR') or 'auto').lower()
-    if kind not in ('auto', 'events', 'single'):
-        raise ValueError(f"URDF_STATE_EXECUTOR must be auto, events or single, not '{kind}'")
-    if kind != 'single':
-        try:
-            from rclpy.experimental import EventsExecutor
-        except ImportError:
-            if kind == 'events':
-                rclpy.logging.get_logger(NODE_NAME).warning(
-                    'EventsExecutor is not available in this ROS 2 release; '
-                    'using the single-threaded executor')
-        else:
-            return EventsExecutor()
-    return SingleThreadedExecutor()
-
-
-def main(args=None) -> None:
+def main(args: list[str] | None = None) -> None:
     """Entry point of ``ros2 run urdf_state_py urdf_state``."""
-    rclpy.init(args=args)
-    node = None
-    try:
-        executor = make_executor()
-        node = UrdfStateNode()
-        executor.add_node(node)
-        # spin_once in a loop, not spin(): EventsExecutor.spin() stays in C++ and
-        # never returns on Ctrl-C (seen with Kilted's rclpy).
-        while rclpy.ok():
-            executor.spin_once(timeout_sec=0.5)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
+    spin_until_shutdown(UrdfStateNode, args=args, executor=make_executor)
 
 
 if __name__ == '__main__':

@@ -104,10 +104,7 @@ class UrdfXmlParser(Parser):
         root = read_tree(data)
         if root.tag != 'robot':
             raise DescriptionError(f"root element is <{root.tag}>, expected <robot>")
-        name = root.get('name')
-        if not name:
-            raise DescriptionError('<robot> has no name attribute' if name is None
-                                   else '<robot> has an empty name')
+        name = _name(root, '<robot>')
         children = list(root)
         links = [_link(element, index) for index, element in
                  enumerate(e for e in children if e.tag == 'link')]
@@ -119,10 +116,7 @@ class UrdfXmlParser(Parser):
 # -- links --------------------------------------------------------------------
 
 def _link(element: Element, index: int) -> Link:
-    name = element.get('name')
-    if not name:
-        raise DescriptionError(f'link #{index + 1} has no name attribute' if name is None
-                               else f'link #{index + 1} has an empty name')
+    name = _name(element, f'link #{index + 1}')
     what = f"link '{name}'"
     for part in ('visual', 'collision'):
         for number, body in enumerate(c for c in element if c.tag == part):
@@ -162,10 +156,7 @@ def _geometry(body: Element, where: str) -> None:
 # -- joints -------------------------------------------------------------------
 
 def _joint(element: Element, index: int) -> Joint:
-    name = element.get('name')
-    if not name:
-        raise DescriptionError(f'joint #{index + 1} has no name attribute' if name is None
-                               else f'joint #{index + 1} has an empty name')
+    name = _name(element, f'joint #{index + 1}')
     what = f"joint '{name}'"
     type_name = element.get('type')
     if type_name is None:
@@ -247,6 +238,19 @@ def _limits(element: Element, joint_type: JointType, what: str) -> Limits:
 
 
 # -- values -------------------------------------------------------------------
+
+def _name(element: Element, what: str) -> str:
+    """The ``name`` of the robot, a link or a joint, which the model cannot do without.
+
+    A missing and an empty name get different messages, so the user knows
+    whether the attribute has to be added or filled in.
+    """
+    name = element.get('name')
+    if not name:
+        raise DescriptionError(f'{what} has no name attribute' if name is None
+                               else f'{what} has an empty name')
+    return name
+
 
 def _origin(element: Element, what: str) -> Origin:
     origin = element.find('origin')

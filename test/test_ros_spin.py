@@ -1,0 +1,86 @@
+"""The shared main loop: the executor choice (EventsExecutor where rclpy has it, the
+default otherwise) and spinning until Ctrl-C with a clean, quiet shutdown."""
+
+import importlib.util
+
+import pytest
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+
+from urdf_state_py.ros_spin import make_executor, spin_until_shutdown
+
+HAS_EVENTS = importlib.util.find_spec('rclpy.experimental') is not None and hasattr(
+    importlib.import_module('rclpy.experimental'), 'EventsExecutor')
+
+
+@pytest.fixture
+def context():
+    rclpy.init()
+    yield
+    rclpy.try_shutdown()
+
+
+def test_auto_picks_events_executor_where_it_exists(context):
+    executor = make_executor('auto')
+    expected = 'EventsExecutor' if HAS_EVENTS else 'SingleThreadedExecutor'
+    assert type(executor).__name__ == expected
+
+
+def test_single_is_the_default_executor(context, monkeypatch):
+    monkeypatch.setenv('URDF_STATE_EXECUTOR', 'single')
+    assert type(make_executor()) is SingleThreadedExecutor
+
+
+def test_unknown_kind_is_rejected_by_name(context):
+    with pytest.raises(ValueError, match="'fast'"):
+        make_executor('fast')
+
+
+class RecordingNode(Node):
+    """A node that remembers being destroyed."""
+
+    def __init__(self):
+        super().__init__('spin_test')
+        self.destroyed = False
+
+    def destroy_node(self):
+        self.destroyed = True
+        super().destroy_node()
+
+
+def test_spin_stops_when_step_says_so_and_shuts_down():
+    nodes, timeouts = [], [0.0, 0.01, None]
+
+    def make_node():
+        nodes.append(RecordingNode())
+        return nodes[-1]
+
+    assert spin_until_shutdown(make_node, step=lambda: timeouts.pop(0)) is False
+    assert timeouts == [] and nodes[0].destroyed and not rclpy.ok()
+
+
+@pytest.mark.parametrize('where', ['building the node', 'spinning'])
+def test_ctrl_c_ends_quietly_and_shuts_down(where):
+    nodes = []
+
+    def make_node():
+        if where == 'building the node':
+            raise KeyboardInterrupt
+        nodes.append(RecordingNode())
+        return nodes[-1]
+
+    def step():
+        raise KeyboardInterrupt
+
+    assert spin_until_shutdown(make_node, step=step) is True
+    assert all(n.destroyed for n in nodes) and not rclpy.ok()
+
+
+def test_a_real_error_propagates_after_the_shutdown():
+    def step():
+        raise RuntimeError('boom')
+
+    with pytest.raises(RuntimeError, match='boom'):
+        spin_until_shutdown(RecordingNode, step=step)
+    assert not rclpy.ok()
