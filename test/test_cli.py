@@ -15,11 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from urdf_state_py import cli
-from urdf_state_py.transforms import rpy_to_matrix
 
 RSP_TEST = Path('robot_state_publisher_test') / 'test'
 INVALID = Path('invalid') / 'ros2_urdf_test' / 'urdf' / 'test'
@@ -297,10 +295,3 @@ def test_parse_number_rejects(text):
     with pytest.raises(cli.UsageError):
         cli.parse_number(text)
 
-
-@pytest.mark.parametrize('rpy', [
-    (0.1, -0.2, 0.3), (3.0, 1.2, -2.5), (0.0, math.pi / 2, 0.7), (0.0, -math.pi / 2, -0.4),
-])
-def test_matrix_to_rpy_round_trip(rpy):
-    matrix = rpy_to_matrix(np.array(rpy))
-    assert rpy_to_matrix(np.array(cli.matrix_to_rpy(matrix))) == pytest.approx(matrix, abs=1e-9)

@@ -13,9 +13,11 @@ import pytest
 from urdf_state_py.errors import DescriptionError
 from urdf_state_py.kinematics import JointTransforms, Kinematics
 from urdf_state_py.model import Joint, JointType, Limits, Link, Mimic, Model, Origin
-from urdf_state_py.transforms import (matrix_to_quaternion, normalize_quaternion,
-                                      quaternion_multiply, quaternion_to_matrix,
-                                      rpy_to_matrix, rpy_to_quaternion)
+from urdf_state_py.transforms import (compose_poses, matrix_to_quaternion, matrix_to_rpy,
+                                      normalize_quaternion, quaternion_multiply,
+                                      quaternion_rotate, quaternion_to_matrix,
+                                      quaternion_to_rpy, rpy_to_matrix, rpy_to_quaternion,
+                                      transform)
 
 PI = math.pi
 
@@ -498,3 +500,49 @@ def test_transform_helpers_round_trip():
     a, b = q[:100], q[100:]
     np.testing.assert_allclose(quaternion_to_matrix(quaternion_multiply(a, b)),
                                quaternion_to_matrix(a) @ quaternion_to_matrix(b), atol=1e-12)
+
+
+@pytest.mark.parametrize('rpy', [
+    (0.1, -0.2, 0.3), (3.0, 1.2, -2.5), (0.0, math.pi / 2, 0.7), (0.0, -math.pi / 2, -0.4),
+])
+def test_matrix_to_rpy_round_trip(rpy):
+    matrix = rpy_to_matrix(np.array(rpy))
+    assert rpy_to_matrix(np.array(matrix_to_rpy(matrix))) == pytest.approx(matrix, abs=1e-9)
+    # The quaternion route reproduces the rotation too; at pitch +-pi/2 a unit
+    # quaternion pins the pitch only to ~1e-8 rad.
+    rpy_of_quaternion = quaternion_to_rpy(rpy_to_quaternion(np.array(rpy)))
+    assert rpy_to_matrix(rpy_of_quaternion) == pytest.approx(matrix, abs=1e-7)
+
+
+def test_rpy_extraction_is_vectorised_and_reads_4x4_transforms():
+    rng = np.random.default_rng(11)
+    rpy = rng.uniform([-PI, -PI / 2, -PI], [PI, PI / 2, PI], (50, 3))
+    np.testing.assert_allclose(matrix_to_rpy(rpy_to_matrix(rpy)), rpy, atol=1e-9)
+    np.testing.assert_allclose(quaternion_to_rpy(rpy_to_quaternion(rpy)), rpy, atol=1e-9)
+    homogeneous = np.zeros((50, 4, 4))
+    homogeneous[:, :3, :3] = rpy_to_matrix(rpy)
+    homogeneous[:, :3, 3] = 5.0
+    np.testing.assert_allclose(matrix_to_rpy(homogeneous), rpy, atol=1e-9)
+
+
+def test_compose_poses_matches_homogeneous_products():
+    rng = np.random.default_rng(13)
+    qa, qb = normalize_quaternion(rng.normal(size=(2, 20, 4)))
+    ta, tb = rng.normal(size=(2, 20, 3))
+    np.testing.assert_allclose(quaternion_rotate(qa, tb),
+                               (quaternion_to_matrix(qa) @ tb[..., None])[..., 0], atol=1e-12)
+    t, q = compose_poses(ta, qa, tb, qb)
+    expected = transform(ta, quaternion_to_matrix(qa)) @ transform(tb, quaternion_to_matrix(qb))
+    np.testing.assert_allclose(t, expected[:, :3, 3], atol=1e-12)
+    np.testing.assert_allclose(quaternion_to_matrix(q), expected[:, :3, :3], atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(q, axis=-1), 1.0, atol=1e-15)
+
+
+def test_normalize_quaternion_rejects_non_finite_only_when_asked():
+    bad = np.array([[np.nan, 0, 0, 1], [np.inf, 0, 0, 1], [1e200, 1e200, 0, 0], [0, 0, 0, 0],
+                    [0, 0, 0, 2]])
+    np.testing.assert_array_equal(normalize_quaternion(bad, reject_nonfinite=True),
+                                  [[0, 0, 0, 1]] * 5)
+    with np.errstate(over='ignore', invalid='ignore'):
+        kept = normalize_quaternion(bad)  # the kinematics' default: NaN stays NaN
+    assert np.isnan(kept[0]).all() and (kept[3:] == [[0, 0, 0, 1]] * 2).all()

@@ -5,13 +5,17 @@ import pytest
 
 from urdf_state_py.frame_tree import FrameTree, pick_frames
 from urdf_state_py.tf_screen import RateMeter, Stats, render, summary
-from urdf_state_py.tuple_rotations import compose, quat_to_rpy, rpy_to_quat
+from urdf_state_py.transforms import compose_poses, quaternion_to_rpy, rpy_to_quaternion
 
 Q0 = (0.0, 0.0, 0.0, 1.0)
 
 
 def yaw(angle):
-    return rpy_to_quat(0.0, 0.0, angle)
+    return tuple(rpy_to_quaternion((0.0, 0.0, angle)).tolist())
+
+
+def quat_to_rpy(q):
+    return tuple(quaternion_to_rpy(q).tolist())
 
 
 def arm_tree():
@@ -27,10 +31,10 @@ def arm_tree():
 
 def test_quaternion_roundtrip_and_compose():
     for rpy in [(0.1, -0.2, 0.3), (1.0, 0.5, -2.0), (0.0, 0.0, math.pi - 1e-3)]:
-        assert quat_to_rpy(rpy_to_quat(*rpy)) == pytest.approx(rpy, abs=1e-9)
+        assert quat_to_rpy(rpy_to_quaternion(rpy)) == pytest.approx(rpy, abs=1e-9)
     # 90 deg about z then translate x: the point (1,0,0) of the child lands on (0,1,0).
-    t, q = compose(((0, 0, 0), yaw(math.pi / 2)), ((1, 0, 0), Q0))
-    assert t == pytest.approx((0, 1, 0), abs=1e-12)
+    t, q = compose_poses((0, 0, 0), yaw(math.pi / 2), (1, 0, 0), Q0)
+    assert tuple(t) == pytest.approx((0, 1, 0), abs=1e-12)
     assert quat_to_rpy(q) == pytest.approx((0, 0, math.pi / 2))
 
 
@@ -54,6 +58,17 @@ def test_root_relative_pose_composes_the_chain():
     assert xyz == pytest.approx((1.0, 0.5, 1.0))
     assert quat_to_rpy(q) == pytest.approx((0, 0, math.pi / 2))
     assert t.pose('base') == ('base', (0.0, 0.0, 0.0), Q0)
+
+
+def test_received_rotations_are_normalised_and_degenerate_ones_become_identity():
+    t = arm_tree()
+    t.update('hand', 'finger', (0, 0, 0), (0.0, 0.0, 2.0, 2.0))
+    assert t.edges['finger'].rotation == pytest.approx((0, 0, math.sqrt(0.5), math.sqrt(0.5)))
+    for bad in [(0.0, 0.0, 0.0, 0.0), (math.nan, 0.0, 0.0, 1.0), (math.inf, 0.0, 0.0, 1.0)]:
+        t.update('hand', 'finger', (0, 0, 0), bad)
+        assert t.edges['finger'].rotation == Q0
+        assert all(isinstance(c, float) for c in t.edges['finger'].rotation)
+    assert t.pose('finger')[2] == pytest.approx(yaw(math.pi / 2))
 
 
 def test_latest_transform_wins_and_reparenting():

@@ -212,24 +212,6 @@ def _parse_assignments(items: Sequence[str]) -> dict[str, float]:
     return values
 
 
-def matrix_to_rpy(m: Any) -> tuple[float, float, float]:
-    """URDF roll/pitch/yaw (``R = Rz(yaw) Ry(pitch) Rx(roll)``) of a rotation matrix.
-
-    Printed because URDF ``<origin rpy>`` is what the user compares against.
-    At pitch = +-pi/2 (gimbal lock) roll is reported as 0 and the whole
-    rotation about z goes into yaw, so the triple still reproduces ``R``.
-    """
-    sin_pitch = max(-1.0, min(1.0, -float(m[2][0])))
-    pitch = math.asin(sin_pitch)
-    if abs(sin_pitch) < 1.0 - 1e-12:
-        roll = math.atan2(float(m[2][1]), float(m[2][2]))
-        yaw = math.atan2(float(m[1][0]), float(m[0][0]))
-    else:
-        roll = 0.0
-        yaw = math.atan2(-float(m[0][1]), float(m[1][1]))
-    return roll, pitch, yaw
-
-
 def _fmt(values: Sequence[float], digits: int) -> str:
     """Fixed-width numbers with -0 shown as 0, so outputs diff cleanly."""
     return '  '.join(f'{(v + 0.0 if round(v, digits) != 0 else 0.0):{digits + 5}.{digits}f}'
@@ -243,7 +225,7 @@ def _cmd_fk(args: argparse.Namespace, out: TextIO) -> int:
     <link>`` shows for a running node -- so the two can be compared directly.
     """
     from .kinematics import Kinematics  # noqa: PLC0415 (numpy only needed here)
-    from .transforms import matrix_to_quaternion  # noqa: PLC0415
+    from .transforms import matrix_to_quaternion, matrix_to_rpy  # noqa: PLC0415
 
     model, _, _, _ = _load(args, default_registry())
     values = _parse_assignments(args.set or [])

@@ -13,9 +13,14 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .tuple_rotations import IDENTITY, Quat, Vec3, compose, quat_normalize
+import numpy as np
+
+from .transforms import compose_poses, normalize_quaternion
 
 __all__ = ['Edge', 'FrameTree', 'MOVING_MARK', 'STATIC_MARK', 'pick_frames']
+
+Vec3 = tuple[float, float, float]
+Quat = tuple[float, float, float, float]  # x, y, z, w (ROS order)
 
 STATIC_MARK = '='
 MOVING_MARK = '~'
@@ -58,8 +63,9 @@ class FrameTree:
         if not child or not parent or child == parent:
             return
         previous = self.edges.get(child)
-        edge = Edge(parent, child, tuple(float(c) for c in translation),
-                    quat_normalize(tuple(float(c) for c in rotation)),
+        # Received rotations are not trusted to be unit length (or finite).
+        unit = normalize_quaternion(rotation, reject_nonfinite=True).tolist()
+        edge = Edge(parent, child, tuple(float(c) for c in translation), tuple(unit),
                     static, stamp, time.monotonic() if received is None else received,
                     (previous.updates if previous else 0) + 1)
         # A frame once seen moving stays "moving" even if a static copy arrives.
@@ -139,13 +145,14 @@ class FrameTree:
     def pose(self, frame: str) -> tuple[str, Vec3, Quat]:
         """(root, translation, rotation) of ``frame`` relative to the root of its tree."""
         chain = [frame] + self._ancestors(frame)
-        pose = IDENTITY
         root = chain[-1]
+        translation, rotation = np.zeros(3), np.array([0.0, 0.0, 0.0, 1.0])
         # Compose from the root down: T_root_f = T_root_a * T_a_b * ... * T_x_f.
         for f in reversed(chain[:-1]):
             edge = self.edges[f]
-            pose = compose(pose, (edge.translation, edge.rotation))
-        return root, pose[0], pose[1]
+            translation, rotation = compose_poses(translation, rotation,
+                                                  edge.translation, edge.rotation)
+        return root, tuple(map(float, translation)), tuple(map(float, rotation))
 
     # -- presentation ---------------------------------------------------------
 

@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass
 
 from .model import Model
-from .tuple_rotations import rpy_to_quat
+from .transforms import rpy_to_quaternion
 
 __all__ = ['SweepPlan', 'SweepVariable']
 
@@ -60,9 +60,9 @@ class _Floating:
         tx = FLOATING_TRANSLATION * math.sin(w)
         ty = FLOATING_TRANSLATION * math.sin(w + 2.0 * math.pi / 3)
         tz = FLOATING_TRANSLATION * math.sin(w + 4.0 * math.pi / 3)
-        return [tx, ty, tz, *rpy_to_quat(FLOATING_ANGLE * math.sin(w + 0.5),
-                                         FLOATING_ANGLE * math.sin(w + 1.5),
-                                         FLOATING_ANGLE * math.sin(w + 2.5))]
+        rpy = [FLOATING_ANGLE * math.sin(w + 0.5), FLOATING_ANGLE * math.sin(w + 1.5),
+               FLOATING_ANGLE * math.sin(w + 2.5)]
+        return [tx, ty, tz, *rpy_to_quaternion(rpy).tolist()]
 
 
 class SweepPlan:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .frame_tree import MOVING_MARK, STATIC_MARK, FrameTree, pick_frames
-from .tuple_rotations import quat_to_rpy
+from .transforms import quaternion_to_rpy
 
 __all__ = ['RateMeter', 'Screen', 'Stats', 'render', 'summary']
 
@@ -126,7 +126,7 @@ def render(tree: FrameTree, stats: Stats, *, watch: Sequence[str] | None = None,
                 poses.append(f'{f:<{name_w}}  (not received)')
                 continue
             root, xyz, q = tree.pose(f)
-            rpy = quat_to_rpy(q)
+            rpy = quaternion_to_rpy(q).tolist()
             poses.append(f'{f:<{name_w}}  {root[:10]:<10} '
                              + ' '.join(f'{_fmt(v):>7}' for v in xyz)
                              + '   ' + ' '.join(f'{_fmt(v):>7}' for v in rpy))
