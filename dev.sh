@@ -194,8 +194,15 @@ setup_distro() {
         2>/dev/null || missing+=("${e#*=}")
     done
     if ((${#missing[@]})); then
+      # Never let pip replace the distro's numpy: the distro's message packages
+      # are compiled against its numpy ABI (Humble: numpy 1.x).
+      "$VENV/bin/python" -c 'import numpy; print("numpy==" + numpy.__version__)' \
+        > "$VENV/.constraints.txt"
       log "installing missing Python extras into .venv: ${missing[*]}"
-      pip_install "${missing[@]}"
+      for e in "${missing[@]}"; do
+        pip_install -c "$VENV/.constraints.txt" "$e" \
+          || log "warning: could not install '$e' next to the distro's numpy; tests needing it skip"
+      done
     fi
     stamp_set requirements "$h"
   fi
