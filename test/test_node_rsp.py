@@ -232,3 +232,14 @@ def test_main_in_a_subprocess(probe, tmp_path):
     assert proc.returncode == 0, out
     assert "Robot 'test_robot_fixed_joint' loaded" in out
     assert 'Traceback' not in out
+
+
+def test_defaults_timer_only_while_publish_default_positions(probe, rsp):
+    """No timer entity unless needed (cheaper executors); created and removed with the parameter."""
+    assert list(rsp.node.timers) == []
+    try:
+        load(probe, rsp, FIXED, publish_default_positions=True)
+        assert len(list(rsp.node.timers)) == 1
+    finally:
+        load(probe, rsp, FIXED, publish_default_positions=False)
+    assert list(rsp.node.timers) == []

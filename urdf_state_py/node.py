@@ -32,11 +32,13 @@ from rclpy.parameter import Parameter
 from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
                        qos_profile_sensor_data)
 from rclpy.qos_overriding_options import QoSOverridingOptions
+from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from .errors import DescriptionError
+from .joint_state_cdr import JointStateReader
 from .joint_states import JointStateMerger, WarnOnce
 from .kinematics import Kinematics
 from .model import Model
@@ -71,6 +73,29 @@ _DESCRIPTION_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
                               reliability=ReliabilityPolicy.RELIABLE,
                               durability=DurabilityPolicy.TRANSIENT_LOCAL)
 _TF_STATIC_QOS = _DESCRIPTION_QOS
+
+
+def _quiet_publisher_events():
+    """Publisher event callbacks without rclpy's default handlers (None where unsupported).
+
+    By default rclpy adds two QoS event handlers per publisher (incompatible
+    QoS, incompatible type), each one more entity in the default executor's
+    wait set, rebuilt on every wake-up (~7 us per entity and JointState). Our
+    publishers offer the most permissive QoS of their topics (reliable;
+    transient local for /tf_static and robot_description), so their handlers
+    would have little to report; the joint_states subscription (QoS
+    overridable by parameters) keeps its handlers.
+    """
+    try:
+        from rclpy.event_handler import PublisherEventCallbacks
+    except ImportError:  # Humble
+        from rclpy.qos_event import PublisherEventCallbacks
+    try:
+        return PublisherEventCallbacks(use_default_callbacks=False)
+    except TypeError:  # pragma: no cover - a release without the option: keep the defaults
+        return None
+
+
 _TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
                      reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.VOLATILE)
@@ -138,20 +163,25 @@ class UrdfStateNode(Node):
             cfg['parser'] = 'auto'
 
         # -- topics ------------------------------------------------------------
-        self._tf_pub = self.create_publisher(TFMessage, '/tf', _TF_QOS)
-        self._tf_static_pub = self.create_publisher(TFMessage, '/tf_static', _TF_STATIC_QOS)
+        events = _quiet_publisher_events()
+        self._tf_pub = self.create_publisher(TFMessage, '/tf', _TF_QOS, event_callbacks=events)
+        self._tf_static_pub = self.create_publisher(TFMessage, '/tf_static', _TF_STATIC_QOS,
+                                                    event_callbacks=events)
         self._description_pub = None
         if not self._use_topic:
             self._description_pub = self.create_publisher(String, 'robot_description',
-                                                          _DESCRIPTION_QOS)
+                                                          _DESCRIPTION_QOS, event_callbacks=events)
+        # raw: the callback gets the CDR bytes and reads what it needs (joint_state_cdr).
+        self._joint_state_reader = JointStateReader()
         self._joint_state_sub = self.create_subscription(
-            JointState, 'joint_states', self._on_joint_state, qos_profile_sensor_data,
-            qos_overriding_options=QoSOverridingOptions.with_default_policies())
+            JointState, 'joint_states', self._on_joint_state_raw, qos_profile_sensor_data,
+            qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
         self._description_sub = None
         if self._use_topic:
             self._description_sub = self.create_subscription(
                 String, 'robot_description', self._on_description_topic, _DESCRIPTION_QOS)
-        self._defaults_timer = self.create_timer(_DEFAULTS_PERIOD_S, self._on_defaults_timer)
+        self._defaults_timer = None
+        self._update_defaults_timer()
 
         # -- first model ---------------------------------------------------------
         if self._use_topic:
@@ -233,17 +263,20 @@ class UrdfStateNode(Node):
         stamp = self.get_clock().now().to_msg()
         self._tf_static_pub.publish(static_message(loaded.fixed, self._cfg['frame_prefix'], stamp))
 
-    def _publish_moving(self, loaded: _Loaded, joints: tuple[str, ...], stamp) -> None:
+    def _publish_moving(self, loaded: _Loaded, joints: tuple[str, ...], sec: int, nanosec: int,
+                        now_ns: int) -> None:
+        """Publish ``joints`` stamped ``sec``/``nanosec``; ``now_ns``: the node clock now."""
         q_eff, clamped = loaded.kinematics.resolve(loaded.merger.q, self._cfg['ignore_limits'])
         if len(clamped):
             self._warn_clamped(loaded, clamped)
-        self._tf_pub.publish(loaded.moving.payload(joints, q_eff, stamp))
-        self._last_tf_ns = self.get_clock().now().nanoseconds
+        self._tf_pub.publish(loaded.moving.payload_at(joints, q_eff, sec, nanosec))
+        self._last_tf_ns = now_ns
 
     def _publish_defaults(self, loaded: _Loaded) -> None:
         pending = loaded.merger.pending_joints()
         if pending:
-            self._publish_moving(loaded, pending, self.get_clock().now().to_msg())
+            now_ns = self.get_clock().now().nanoseconds
+            self._publish_moving(loaded, pending, now_ns // _NS, now_ns % _NS, now_ns)
 
     def _warn_clamped(self, loaded: _Loaded, clamped) -> None:
         for name in loaded.clamp_warned.new(clamped):
@@ -261,21 +294,46 @@ class UrdfStateNode(Node):
 
     # -- callbacks ---------------------------------------------------------------------
 
+    def _on_joint_state_raw(self, data: bytes) -> None:
+        """The joint_states subscription's callback: a serialised JointState."""
+        fields = self._joint_state_reader.read(data)
+        if fields is None:  # not plain little-endian CDR, or malformed: let rclpy decode it
+            self._on_joint_state(deserialize_message(data, JointState))
+        else:
+            self._on_joint_state_fields(*fields)
+
     def _on_joint_state(self, msg: JointState) -> None:
+        stamp = msg.header.stamp
+        self._on_joint_state_fields(msg.name, msg.position, stamp.sec, stamp.nanosec)
+
+    def _on_joint_state_fields(self, names, positions, sec: int, nanosec: int) -> None:
         loaded = self._loaded
         if loaded is None:
             return
-        stamp = msg.header.stamp
-        update = loaded.merger.update(msg.name, msg.position, stamp.sec * _NS + stamp.nanosec,
-                                      self.get_clock().now().nanoseconds,
+        now_ns = self.get_clock().now().nanoseconds
+        update = loaded.merger.update(names, positions, sec * _NS + nanosec, now_ns,
                                       self._cfg['publish_default_positions'])
-        logger = self.get_logger()
-        for warning in update.warnings:
-            logger.warning(warning)
-        if update.error:
-            logger.warning(update.error, throttle_duration_sec=5.0)
+        if update.warnings or update.error:
+            logger = self.get_logger()
+            for warning in update.warnings:
+                logger.warning(warning)
+            if update.error:
+                logger.warning(update.error, throttle_duration_sec=5.0)
         if update.publish and update.joints:
-            self._publish_moving(loaded, update.joints, stamp)
+            self._publish_moving(loaded, update.joints, sec, nanosec, now_ns)
+
+    def _update_defaults_timer(self) -> None:
+        """The re-send timer exists only while publish_default_positions holds.
+
+        Fewer entities make every executor cheaper (a wait set to rebuild per
+        wake-up; EventsExecutor keeps a timer thread).
+        """
+        wanted = bool(self._cfg['publish_default_positions'])
+        if wanted and self._defaults_timer is None:
+            self._defaults_timer = self.create_timer(_DEFAULTS_PERIOD_S, self._on_defaults_timer)
+        elif not wanted and self._defaults_timer is not None:
+            self.destroy_timer(self._defaults_timer)
+            self._defaults_timer = None
 
     def _on_defaults_timer(self) -> None:
         loaded = self._loaded
@@ -349,6 +407,8 @@ class UrdfStateNode(Node):
                     raise _Rejected(str(err)) from None
         # Everything validated: apply.
         self._cfg = cfg
+        if 'publish_default_positions' in changed:
+            self._update_defaults_timer()
         if new_loaded is not None:
             self._install(new_loaded)
             return

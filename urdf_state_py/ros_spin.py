@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import rclpy
 from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
+from rclpy.task import Future
 
 __all__ = ['make_executor', 'spin_until_shutdown']
 
@@ -35,16 +36,40 @@ def make_executor(kind: str | None = None) -> Executor:
     if kind not in ('auto', 'events', 'single'):
         raise ValueError(f"URDF_STATE_EXECUTOR must be auto, events or single, not '{kind}'")
     if kind != 'single':
-        try:
-            from rclpy.experimental import EventsExecutor
-        except ImportError:
-            if kind == 'events':
-                rclpy.logging.get_logger(_LOGGER_NAME).warning(
-                    'EventsExecutor is not available in this ROS 2 release; '
-                    'using the single-threaded executor')
-        else:
-            return EventsExecutor()
+        events_executor = _events_executor_class()
+        if events_executor is not None:
+            return events_executor()
+        if kind == 'events':
+            rclpy.logging.get_logger(_LOGGER_NAME).warning(
+                'EventsExecutor is not available in this ROS 2 release; '
+                'using the single-threaded executor')
     return SingleThreadedExecutor()
+
+
+def _events_executor_class():
+    """rclpy's EventsExecutor (a factory function in Kilted), or None where it does not exist."""
+    try:
+        from rclpy.experimental import EventsExecutor
+    except ImportError:
+        return None
+    return EventsExecutor
+
+
+def _spin_for(spinner) -> Callable[[float], None]:
+    """``spin_for(t)``: run ``spinner``'s callbacks for at most ``t`` seconds.
+
+    The wait-set executors: ``spin_once`` (its generator of ready callbacks is
+    kept between calls, so this is what ``spin()`` does). EventsExecutor:
+    ``spin()`` cannot be used (it busy-loops at 100 % CPU and never returns on
+    Ctrl-C with Kilted's rclpy), and ``spin_once`` returns to Python after each
+    callback; ``spin_until_future_complete`` with a future that never completes
+    stays in C++ for the whole window, dispatching every event, and still
+    returns on time and on shutdown.
+    """
+    if type(spinner).__name__ == 'EventsExecutor':  # a C++ class, not an rclpy Executor
+        never = Future()
+        return lambda timeout: spinner.spin_until_future_complete(never, timeout_sec=timeout)
+    return lambda timeout: spinner.spin_once(timeout_sec=timeout)
 
 
 def spin_until_shutdown(make_node: Callable[[], Node], *, args: Sequence[str] | None = None,
@@ -59,10 +84,12 @@ def spin_until_shutdown(make_node: Callable[[], Node], *, args: Sequence[str] | 
     (both need a live context) and inside the interrupt handling, so a Ctrl-C
     while a node parses a large description ends as quietly as one while it
     spins. ``step`` runs before every spin and returns how long that spin may
-    wait for work, or None to stop (the viewer redraws there).
+    last, or None to stop (the viewer redraws there); a wait-set executor's
+    spin returns after one callback, an EventsExecutor's at the end of it.
 
-    The loop calls ``spin_once`` rather than ``spin()``: EventsExecutor.spin()
-    stays in C++ and never returns on Ctrl-C (seen with Kilted's rclpy). A
+    The loop spins in windows (see :func:`_spin_for`) rather than calling
+    ``spin()``: EventsExecutor.spin() busy-loops and never returns on Ctrl-C
+    (seen with Kilted's rclpy). A
     failure after rclpy's SIGINT handler has shut the context down (a call
     interrupted mid-way, e.g. during start-up) counts as an interruption, not
     an error.
@@ -74,11 +101,12 @@ def spin_until_shutdown(make_node: Callable[[], Node], *, args: Sequence[str] | 
         spinner = executor()
         node = make_node()
         spinner.add_node(node)
+        spin_for = _spin_for(spinner)
         while rclpy.ok():
             timeout = SPIN_TIMEOUT_S if step is None else step()
             if timeout is None:
                 break
-            spinner.spin_once(timeout_sec=timeout)
+            spin_for(timeout)
     except (KeyboardInterrupt, ExternalShutdownException):
         return True
     except Exception:  # noqa: BLE001 - re-raised unless Ctrl-C caused it

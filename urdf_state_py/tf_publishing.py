@@ -99,12 +99,32 @@ def cdr_padding(data: bytes) -> list[int]:
 
 
 class _Serialized:
-    """The CDR bytes of one preallocated TFMessage, with the offsets of its numbers."""
+    """The CDR bytes of one preallocated TFMessage, with the offsets of its numbers.
 
-    __slots__ = ('_raw', '_numbers', '_stamps', '_n')
+    The bytes live in one buffer seen three ways: as doubles from offset 4 (CDR
+    aligns doubles to 8 from the 4-byte encapsulation header, so every double
+    sits at 4 + 8k) and as int32 / uint32 words (stamps are 4-aligned). An
+    update is then three or four scatters of values into index arrays -- no
+    per-byte index, no temporary arrays -- and one copy out as ``bytes``.
+    """
 
-    def __init__(self, raw: np.ndarray, numbers: np.ndarray, stamps: np.ndarray, n: int) -> None:
-        self._raw, self._numbers, self._stamps, self._n = raw, numbers, stamps, n
+    __slots__ = ('_size', '_bytes', '_doubles', '_int32', '_uint32', '_translation_at',
+                 '_rotation_at', '_sec_at', '_nanosec_at', '_translations_written')
+
+    def __init__(self, data: bytes, numbers: np.ndarray, stamps: np.ndarray) -> None:
+        """``data``: the template; ``numbers``: (n, 7) byte offsets of x y z qx qy qz qw;
+        ``stamps``: (n,) byte offsets of each transform's stamp (sec, then nanosec)."""
+        self._size = len(data)
+        buffer = np.zeros(4 + -(-(self._size - 4) // 8) * 8, dtype=np.uint8)  # 4 + 8k bytes
+        buffer[:self._size] = np.frombuffer(data, dtype=np.uint8)
+        self._bytes = buffer
+        self._doubles = buffer[4:].view('<f8')
+        self._int32 = buffer.view('<i4')
+        self._uint32 = buffer.view('<u4')
+        at = (numbers - 4) // 8
+        self._translation_at, self._rotation_at = at[:, :3], at[:, 3:]
+        self._sec_at, self._nanosec_at = stamps // 4, stamps // 4 + 1
+        self._translations_written = None
 
     @classmethod
     def build(cls, entry: '_Preallocated') -> '_Serialized | None':
@@ -128,18 +148,18 @@ class _Serialized:
         for value in sentinels.ravel().tolist():
             pattern = struct.pack('<d', value)
             at = data.find(pattern)
-            if at < 0 or data.find(pattern, at + 1) >= 0:
+            if at < 0 or data.find(pattern, at + 1) >= 0 or at % 8 != 4:
                 return None
-            numbers.extend(range(at, at + 8))
+            numbers.append(at)
         stamp_pattern = struct.pack('<iI', sec, nanosec)
         stamps, at = [], data.find(stamp_pattern)
         while at >= 0:
-            stamps.extend(range(at, at + 8))
+            stamps.append(at)
             at = data.find(stamp_pattern, at + 1)
-        if len(stamps) != 8 * n:
+        if len(stamps) != n or any(at % 4 for at in stamps):
             return None
-        result = cls(np.frombuffer(data, dtype=np.uint8).copy(),
-                     np.array(numbers, dtype=np.intp), np.array(stamps, dtype=np.intp), n)
+        result = cls(data, np.array(numbers, dtype=np.intp).reshape(n, 7),
+                     np.array(stamps, dtype=np.intp))
         # Round trip with other values: the bytes must decode to the message.
         trial = np.arange(n * 7, dtype=float).reshape(n, 7) * 0.25 + 0.5
         check = deserialize_message(result.update(trial[:, :3], trial[:, 3:], 12, 34),
@@ -149,15 +169,16 @@ class _Serialized:
 
     def update(self, translations: np.ndarray, rotations: np.ndarray, sec: int,
                nanosec: int) -> bytes:
-        raw = self._raw
-        numbers = np.empty((self._n, 7), dtype='<f8')
-        numbers[:, :3] = translations
-        numbers[:, 3:] = rotations
-        raw[self._numbers] = numbers.view(np.uint8).ravel()
-        stamp = np.array([sec], dtype='<i4').view(np.uint8)
-        stamp = np.concatenate([stamp, np.array([nanosec], dtype='<u4').view(np.uint8)])
-        raw[self._stamps] = np.tile(stamp, self._n)
-        return raw.tobytes()
+        # A read-only translations array is a constant (the joint origins when no
+        # joint of the set translates): written once, then left in place.
+        if translations is not self._translations_written:
+            self._doubles[self._translation_at] = translations
+            self._translations_written = (None if translations.flags.writeable
+                                          else translations)
+        self._doubles[self._rotation_at] = rotations
+        self._int32[self._sec_at] = sec
+        self._uint32[self._nanosec_at] = nanosec
+        return self._bytes[:self._size].tobytes()
 
 
 class _Preallocated:
@@ -241,10 +262,15 @@ class MovingTransforms:
 
     def payload(self, joints: tuple[str, ...], q_effective, stamp: Time) -> bytes | TFMessage:
         """Like :meth:`message`, but serialised when possible (for ``publish(bytes)``)."""
+        return self.payload_at(joints, q_effective, stamp.sec, stamp.nanosec)
+
+    def payload_at(self, joints: tuple[str, ...], q_effective, sec: int,
+                   nanosec: int) -> bytes | TFMessage:
+        """:meth:`payload` with the stamp as two integers (what the node has at hand)."""
         index, pre = self._entry(joints)
         if pre.serialized is False:
             pre.serialized = _Serialized.build(pre)
         if pre.serialized is None:
-            return self.message(joints, q_effective, stamp)
+            return self.message(joints, q_effective, Time(sec=sec, nanosec=nanosec))
         jt = self._kin.moving_transforms(q_effective, index)
-        return pre.serialized.update(jt.translations, jt.rotations, stamp.sec, stamp.nanosec)
+        return pre.serialized.update(jt.translations, jt.rotations, sec, nanosec)

@@ -5,8 +5,9 @@
 Sections:
 
 - ``fk``: :mod:`urdf_state_py.bench.fk` (in this process);
-- ``e2e``: :mod:`urdf_state_py.bench.e2e`, node + driver + sink processes, default
-  executor and EventsExecutor, plus the no-FK floor;
+- ``e2e``: :mod:`urdf_state_py.bench.e2e`, node + driver + sink processes, the node
+  through its real entry point with rclpy's default executor and EventsExecutor
+  (``--executors``), plus the no-FK floor;
 - ``mem``: the node's RSS after loading and after a minute (``--quick``: 10 s)
   of JointState at 1 kHz.
 
@@ -27,12 +28,12 @@ from . import trees
 from .common import header_line, log, loopback_env, machine_info, table
 
 FULL = dict(fk_trials=7, fk_trial_s=0.05, e2e_trials=3, e2e_duration=1.5, mem_seconds=60.0,
-            rates=[100, 250, 500, 1000, 2000, 4000, 0], executors=['default', 'events'])
+            rates=[100, 250, 500, 1000, 2000, 4000, 0], executors=['single', 'events'])
 QUICK = dict(fk_trials=3, fk_trial_s=0.03, e2e_trials=2, e2e_duration=0.75, mem_seconds=10.0,
-             rates=[100, 1000, 4000, 0], executors=['default', 'events'])
+             rates=[100, 1000, 4000, 0], executors=['single', 'events'])
 
 TARGETS = {
-    'talos_cpu_default': 250.0,   # µs per update, default executor
+    'talos_cpu_default': 250.0,   # µs per update, default executor (SingleThreadedExecutor)
     'talos_cpu_events': 150.0,    # µs per update, EventsExecutor
     'talos_fk_vs_pin': 10.0,      # x pinocchio (fk + frames)
     'tree1000_cpu': 3000.0,       # µs per update
@@ -60,13 +61,16 @@ def parse_args(argv):
     ap.add_argument('--duration', type=float, help='seconds per e2e trial')
     ap.add_argument('--mem-seconds', type=float, help='length of the memory window')
     ap.add_argument('--rates', type=float, nargs='+', help='e2e input rates, Hz (0 = max)')
-    ap.add_argument('--executors', nargs='+', choices=('default', 'events', 'single', 'multi'),
-                    help='node executors for e2e (default: default events)')
+    ap.add_argument('--executors', nargs='+', choices=('auto', 'single', 'events'),
+                    help="node executors for e2e, set through URDF_STATE_EXECUTOR (auto: what "
+                         "the node picks itself; default: single events)")
     ap.add_argument('--no-floor', action='store_true', help='skip the no-FK floor')
     ap.add_argument('--profile', type=float, nargs='?', const=5.0, default=0.0, metavar='S',
                     help='cProfile the node (first e2e robot) for S s at 1 kHz input')
+    ap.add_argument('--profile-executor', choices=('auto', 'single', 'events'), default='single',
+                    help='executor of the --profile run (default: single)')
     ap.add_argument('--py-spy', type=float, default=0.0, metavar='S',
-                    help='also py-spy the node (first robot, default executor) for S s at 1 kHz')
+                    help='also py-spy the node (first robot, first executor) for S s at 1 kHz')
     ap.add_argument('--json', help='results file (default .bench/results-<date>.json)')
     ap.add_argument('--no-json', action='store_true', help='do not write the results file')
     return ap.parse_args(argv)
@@ -93,7 +97,7 @@ def targets(results: dict) -> list[list]:
         return next((s for s in sessions if s['robot'] == robot and s['executor'] == executor
                      and s.get('steps')), None)
 
-    for executor, key, label in (('default', 'talos_cpu_default', 'default executor'),
+    for executor, key, label in (('single', 'talos_cpu_default', 'default executor'),
                                  ('events', 'talos_cpu_events', 'EventsExecutor')):
         sess = session('talos', executor)
         step = _step_at(sess, TARGET_RATE) if sess else None
@@ -132,7 +136,7 @@ def main(argv=None) -> int:
     if args.rates:
         cfg['rates'] = args.rates
     if args.executors:
-        cfg['executors'] = ['default' if e == 'default' else e for e in args.executors]
+        cfg['executors'] = list(args.executors)
     sections = args.only or ['fk', 'e2e', 'mem']
     corpus = trees.robots_dir(args.robots_dir)
     started = time.monotonic()
@@ -174,12 +178,13 @@ def main(argv=None) -> int:
         mem_done = set()
         for i, robot in enumerate(e2e_robots):
             for executor in cfg['executors']:
-                with_mem = robot.name in {r.name for r in mem_robots} and executor == 'default'
+                first = executor == cfg['executors'][0]
+                with_mem = robot.name in {r.name for r in mem_robots} and first
                 try:
                     sess = e2e.run_node_session(
                         robot, executor, cfg['rates'], cfg['e2e_trials'], cfg['e2e_duration'],
                         env, log_dir,
-                        profile_s=args.py_spy if (i == 0 and executor == 'default') else 0.0,
+                        profile_s=args.py_spy if (i == 0 and first) else 0.0,
                         mem_rate=1000.0, mem_duration=cfg['mem_seconds'] if with_mem else 0.0)
                 except Exception as exc:  # noqa: BLE001 - report and go on
                     log(f'e2e {robot.name}/{executor} failed: {type(exc).__name__}: {exc}')
@@ -200,14 +205,15 @@ def main(argv=None) -> int:
                 continue
             try:
                 mem_sessions.append(e2e.run_node_session(
-                    robot, 'default', [], 1, 0.0, env, log_dir, mem_rate=1000.0,
+                    robot, 'auto', [], 1, 0.0, env, log_dir, mem_rate=1000.0,
                     mem_duration=cfg['mem_seconds']))
             except Exception as exc:  # noqa: BLE001
                 log(f'mem {robot.name} failed: {type(exc).__name__}: {exc}')
         prof = None
         if args.profile and e2e_robots:
             try:
-                prof = e2e.run_cprofile(e2e_robots[0], args.profile, env, log_dir)
+                prof = e2e.run_cprofile(e2e_robots[0], args.profile, env, log_dir,
+                                        executor=args.profile_executor)
             except Exception as exc:  # noqa: BLE001
                 log(f'profile failed: {type(exc).__name__}: {exc}')
         if sessions:

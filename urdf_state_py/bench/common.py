@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import gc
+import json
 import os
 import platform
 import statistics
@@ -67,17 +68,7 @@ def time_per_call(fn: Callable[[], object], trials: int, trial_s: float = 0.05,
     The call count per trial is calibrated once; the garbage collector is off
     during a trial (as ``timeit`` does).
     """
-    fn()  # warm-up (caches, lazy imports)
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        dt = time.perf_counter() - t0
-        if dt >= trial_s / 5 or n >= max_calls:
-            break
-        n = min(max_calls, n * 4)
-    n = max(1, min(max_calls, int(n * trial_s / max(dt, 1e-9))))
+    n = _calls_per_trial(fn, trial_s, max_calls)
     out = []
     gc_was = gc.isenabled()
     gc.disable()
@@ -93,6 +84,33 @@ def time_per_call(fn: Callable[[], object], trials: int, trial_s: float = 0.05,
     return out
 
 
+def _calls_per_trial(fn: Callable[[], object], trial_s: float, max_calls: int) -> int:
+    """Warm ``fn`` up, then the number of calls that takes about ``trial_s``."""
+    fn()  # warm-up (caches, lazy imports)
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        dt = time.perf_counter() - t0
+        if dt >= trial_s / 5 or n >= max_calls:
+            break
+        n = min(max_calls, n * 4)
+    return max(1, min(max_calls, int(n * trial_s / max(dt, 1e-9))))
+
+
+def command_lines(stream):
+    """The JSON commands read line by line from ``stream`` (a child's stdin), until 'quit'."""
+    for line in stream:
+        line = line.strip()
+        if not line:
+            continue
+        cmd = json.loads(line)
+        if cmd.get('cmd') == 'quit':
+            return
+        yield cmd
+
+
 def time_interleaved(fns: dict[str, Callable[[], object]], trials: int, trial_s: float = 0.05,
                      max_calls: int = 100_000, on_error=None) -> dict[str, list[float]]:
     """Like :func:`time_per_call` for several functions, trials taken round-robin.
@@ -103,17 +121,7 @@ def time_interleaved(fns: dict[str, Callable[[], object]], trials: int, trial_s:
     counts = {}
     for key, fn in list(fns.items()):
         try:
-            fn()
-            n = 1
-            while True:
-                t0 = time.perf_counter()
-                for _ in range(n):
-                    fn()
-                dt = time.perf_counter() - t0
-                if dt >= trial_s / 5 or n >= max_calls:
-                    break
-                n = min(max_calls, n * 4)
-            counts[key] = max(1, min(max_calls, int(n * trial_s / max(dt, 1e-9))))
+            counts[key] = _calls_per_trial(fn, trial_s, max_calls)
         except Exception as exc:  # noqa: BLE001 - reported by the caller
             if on_error is None:
                 raise

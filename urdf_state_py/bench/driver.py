@@ -36,6 +36,8 @@ import time
 
 import numpy as np
 
+from .common import command_lines
+
 
 def emit(**event) -> None:
     sys.stdout.write(json.dumps(event) + '\n')
@@ -154,28 +156,22 @@ def run_rate(pub, source, rate: float, duration: float) -> dict:
     cpu0 = time.process_time()
     t0 = perf()
     end = t0 + duration
-    if rate > 0:
-        period = 1.0 / rate
-        n_total = max(1, int(round(duration * rate)))
-        for k in range(n_total):
-            target = t0 + k * period
-            slack = target - perf()
+    # Paced: message k at t0 + k / rate (catching up after a late one); max: until ``end``.
+    period = 1.0 / rate if rate > 0 else 0.0
+    n_total = max(1, int(round(duration * rate))) if rate > 0 else None
+    k = 0
+    while (k < n_total) if n_total is not None else (perf() < end):
+        if period:
+            slack = t0 + k * period - perf()
             if slack > 0:
                 time.sleep(slack)
-            stamp = now_ns()
-            publish(nxt(stamp))
-            if t_first is None:
-                t_first = stamp
-            t_last = stamp
-            sent += 1
-    else:
-        while perf() < end:
-            stamp = now_ns()
-            publish(nxt(stamp))
-            if t_first is None:
-                t_first = stamp
-            t_last = stamp
-            sent += 1
+        stamp = now_ns()
+        publish(nxt(stamp))
+        if t_first is None:
+            t_first = stamp
+        t_last = stamp
+        sent += 1
+        k += 1
     elapsed = perf() - t0
     return {'sent': sent, 't_first_ns': t_first, 't_last_ns': t_last, 'elapsed': elapsed,
             'cpu_s': time.process_time() - cpu0, 'rate': rate}
@@ -212,13 +208,7 @@ def main(argv=None) -> int:
     emit(event='ready', subscribers=pub.get_subscription_count(),
          msg_build_us=getattr(source, 'msg_build_us', None))
     try:
-        for line in sys.stdin:
-            line = line.strip()
-            if not line:
-                continue
-            cmd = json.loads(line)
-            if cmd.get('cmd') == 'quit':
-                break
+        for cmd in command_lines(sys.stdin):
             if cmd.get('cmd') == 'run':
                 emit(event='done', **run_rate(pub, source, float(cmd.get('rate', 0)),
                                               float(cmd.get('duration', 1.0))))

@@ -167,6 +167,26 @@ def parse_collapsed(path: Path, top: int = 15) -> list[tuple[str, float, float]]
     return [(name, 100.0 * c / n, 100.0 * total_counts.get(name, 0) / n) for name, c in ranked]
 
 
+def _start_chain(robot, executor: str, js_spec: dict, env: dict, log_dir: Path,
+                 tag: str) -> tuple[Proc, Proc, Proc]:
+    """Node, sink and driver started, the driver matched with the node.
+
+    On failure the processes already started are stopped before re-raising.
+    """
+    started: list[Proc] = []
+    try:
+        started.append(start_node(robot.urdf, executor, env, log_dir, tag))
+        started.append(start_sink(env, log_dir, tag))
+        started.append(start_driver(js_spec, env, log_dir, tag))
+        started[2].wait_event('ready', 60.0)
+    except BaseException:
+        for proc in reversed(started):
+            proc.stop(quit_cmd=proc is not started[0])
+        raise
+    node, sink, driver = started
+    return node, sink, driver
+
+
 def run_node_session(robot, executor: str, rates: list[float], trials: int, duration: float,
                      env: dict, log_dir: Path, profile_s: float = 0.0,
                      mem_rate: float = 0.0, mem_duration: float = 0.0) -> dict:
@@ -177,10 +197,7 @@ def run_node_session(robot, executor: str, rates: list[float], trials: int, dura
                  'active_joints': len(js_spec['names'])}
     node = sink = driver = None
     try:
-        node = start_node(robot.urdf, executor, env, log_dir, tag)
-        sink = start_sink(env, log_dir, tag)
-        driver = start_driver(js_spec, env, log_dir, tag)
-        driver.wait_event('ready', 60.0)
+        node, sink, driver = _start_chain(robot, executor, js_spec, env, log_dir, tag)
         res['rss_loaded'] = node.rss()
         rep = warm_up(driver, sink)
         res['n_tf'] = rep['n_tf']
@@ -242,8 +259,9 @@ def run_node_session(robot, executor: str, rates: list[float], trials: int, dura
     return res
 
 
-def run_cprofile(robot, seconds: float, env: dict, log_dir: Path, top: int = 14) -> dict:
-    """The node (SingleThreadedExecutor, as ``rclpy.spin``) under cProfile at 1 kHz input.
+def run_cprofile(robot, seconds: float, env: dict, log_dir: Path, top: int = 14,
+                 executor: str = 'single') -> dict:
+    """The node (its real main, ``executor`` as in :data:`procs.EXECUTORS`) under cProfile at 1 kHz.
 
     cProfile times the spinning thread's CPU (``time.thread_time``); it inflates
     code that makes many Python calls (the executor's wait-set rebuild most), so
@@ -257,10 +275,7 @@ def run_cprofile(robot, seconds: float, env: dict, log_dir: Path, top: int = 14)
     js_spec, _ = model_spec(robot.urdf)
     node = sink = driver = None
     try:
-        node = start_node(robot.urdf, 'single', env, log_dir, tag)
-        sink = start_sink(env, log_dir, tag)
-        driver = start_driver(js_spec, env, log_dir, tag)
-        driver.wait_event('ready', 60.0)
+        node, sink, driver = _start_chain(robot, executor, js_spec, env, log_dir, tag)
         warm_up(driver, sink)
         m = measure(driver, sink, 1000.0, seconds, node)
     finally:
@@ -268,8 +283,7 @@ def run_cprofile(robot, seconds: float, env: dict, log_dir: Path, top: int = 14)
             if p is not None:
                 p.stop()
         if node is not None:
-            node.popen.terminate()  # node_runner dumps the profile on SIGTERM
-            node.stop(quit_cmd=False, timeout=15.0)
+            node.stop(quit_cmd=False, timeout=15.0)  # SIGINT: node_runner dumps the profile
     updates = max(1, m['received'])
     stats = pstats.Stats(str(prof_path))
     total = stats.total_tt

@@ -1,76 +1,29 @@
-"""Run the project's node under a chosen rclpy executor (bench only).
+"""The node's real entry point under cProfile (bench only).
 
-``python -m urdf_state_py.bench.node_runner --executor events|single|multi --ros-args ...``
-
-``urdf_state_py.node.main`` spins with ``rclpy.spin`` (the default
-SingleThreadedExecutor) and exposes no executor choice, so the benchmark
-builds the same :class:`~urdf_state_py.node.UrdfStateNode` and spins it with
-the executor it wants to compare. Nothing of the node is changed.
-
-With ``URDF_STATE_BENCH_CPROFILE=FILE`` the spin runs under cProfile and the
-stats are written to FILE on SIGINT/SIGTERM.
+``URDF_STATE_BENCH_CPROFILE=FILE python -m urdf_state_py.bench.node_runner --ros-args ...``
+runs :func:`urdf_state_py.node.main` (executor chosen as for users, by
+``URDF_STATE_EXECUTOR``) with cProfile timing the main thread's CPU, and writes
+the stats to FILE when the node ends (SIGINT). Without profiling the bench
+starts ``python -m urdf_state_py.node`` itself.
 """
 
 from __future__ import annotations
 
+import cProfile
 import os
-import signal
 import sys
-
-
-def make_executor(kind: str):
-    if kind == 'events':
-        from rclpy.experimental import EventsExecutor
-        return EventsExecutor()
-    if kind == 'multi':
-        from rclpy.executors import MultiThreadedExecutor
-        return MultiThreadedExecutor()
-    from rclpy.executors import SingleThreadedExecutor
-    return SingleThreadedExecutor()
+import time
 
 
 def main(argv=None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    kind = 'single'
-    if '--executor' in argv:
-        i = argv.index('--executor')
-        kind = argv[i + 1]
-        del argv[i:i + 2]
-    import rclpy
-    from rclpy.executors import ExternalShutdownException
-    from urdf_state_py.node import UrdfStateNode
-    rclpy.init(args=['node_runner'] + argv)
-    node = UrdfStateNode()
-    executor = make_executor(kind)
-    executor.add_node(node)
-    prof_path = os.environ.get('URDF_STATE_BENCH_CPROFILE')
-    prof = None
-    if prof_path:
-        import cProfile
-        import time as _time
-        prof = cProfile.Profile(_time.thread_time)  # CPU of the spinning thread
-
-        def _stop(*_):
-            raise KeyboardInterrupt
-        signal.signal(signal.SIGTERM, _stop)
-        prof.enable()
+    from urdf_state_py.node import main as node_main
+    prof = cProfile.Profile(time.thread_time)  # CPU of the spinning (main) thread
+    prof.enable()
     try:
-        if kind == 'events':
-            # EventsExecutor.spin() busy-loops at 100 % CPU on this rclpy (Kilted wheels)
-            # once the node has a timer; spin_once in a loop does not.
-            while rclpy.ok():
-                executor.spin_once(timeout_sec=0.5)
-        else:
-            executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
+        node_main(list(sys.argv[1:] if argv is None else argv))
     finally:
-        if prof is not None:
-            prof.disable()
-            prof.dump_stats(prof_path)
-        executor.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown()
+        prof.disable()
+        prof.dump_stats(os.environ['URDF_STATE_BENCH_CPROFILE'])
     return 0
 
 

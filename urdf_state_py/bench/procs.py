@@ -165,18 +165,25 @@ def params_yaml(params: dict) -> str:
     return '\n'.join(lines) + '\n'
 
 
+#: Bench executor name -> URDF_STATE_EXECUTOR of the node (auto: what `ros2 run` picks).
+EXECUTORS = {'auto': None, 'single': 'single', 'events': 'events'}
+
+
 def start_node(urdf: str, executor: str, env: dict, log_dir: Path, tag: str) -> Proc:
-    """The project's node: ``default`` = ``python -m urdf_state_py.node`` (rclpy.spin),
-    anything else = :mod:`urdf_state_py.bench.node_runner` with that executor."""
+    """The project's node through its real entry point, ``python -m urdf_state_py.node``,
+    with ``URDF_STATE_EXECUTOR`` set from ``executor`` (see :data:`EXECUTORS`); under
+    cProfile (:mod:`urdf_state_py.bench.node_runner`) when the environment asks for it."""
     params = {'robot_description': urdf, 'publish_frequency': 0.0, 'ignore_timestamp': True}
     fd, path = tempfile.mkstemp(prefix=f'bench_params_{tag}_', suffix='.yaml', dir=log_dir)
     with os.fdopen(fd, 'w', encoding='utf-8') as f:
         f.write(params_yaml(params))
-    if executor == 'default':
-        args = [sys.executable, '-m', 'urdf_state_py.node']
-    else:
-        args = [sys.executable, '-m', 'urdf_state_py.bench.node_runner', '--executor', executor]
-    args += ['--ros-args', '--params-file', path]
+    env = dict(env)
+    env.pop('URDF_STATE_EXECUTOR', None)
+    if EXECUTORS[executor] is not None:
+        env['URDF_STATE_EXECUTOR'] = EXECUTORS[executor]
+    module = ('urdf_state_py.bench.node_runner' if env.get('URDF_STATE_BENCH_CPROFILE')
+              else 'urdf_state_py.node')
+    args = [sys.executable, '-m', module, '--ros-args', '--params-file', path]
     return Proc(f'node_{tag}', args, env, log_dir, stdin=False)
 
 

@@ -27,6 +27,8 @@ import sys
 import threading
 import time
 
+from .common import command_lines
+
 _HEAD = struct.Struct('<Iii')  # sequence length, first stamp sec, nanosec (after 4-byte CDR header)
 
 
@@ -107,14 +109,8 @@ def main(argv=None) -> int:
 
     def control():
         try:
-            for line in sys.stdin:
-                line = line.strip()
-                if not line:
-                    continue
-                cmd = json.loads(line)
+            for cmd in command_lines(sys.stdin):
                 what = cmd.get('cmd')
-                if what == 'quit':
-                    break
                 if what == 'count':
                     emit(event='count', received=len(rec.items))
                 elif what == 'report':
