@@ -102,6 +102,7 @@ class PublishThrottle:
                  ignore_timestamp: bool = False) -> None:
         self._last = np.full(n_variables, -1, dtype=np.int64)  # -1: never published
         self._last_now = -1
+        self._writes = 0   # bumped by every change of _last (see check_quiet)
         self.frequency = frequency
         self.ignore_timestamp = ignore_timestamp
 
@@ -117,6 +118,7 @@ class PublishThrottle:
     def reset(self) -> None:
         """Forget every last-publish stamp."""
         self._last.fill(-1)
+        self._writes += 1
 
     def check(self, stamp_ns: int, indices: np.ndarray,
               now_ns: int | None = None) -> tuple[bool, str | None]:
@@ -143,9 +145,36 @@ class PublishThrottle:
             oldest = min(oldest, now_ns)
         return stamp_ns >= oldest + self._interval, None
 
-    def mark(self, stamp_ns: int, indices: np.ndarray) -> None:
-        """Record that variables ``indices`` were published with stamp ``stamp_ns``."""
+    def check_quiet(self, stamp_ns: int, indices: np.ndarray, now_ns: int,
+                    marked: tuple[int, int] | None = None) -> bool | None:
+        """:meth:`check` for the common case, without its warnings: None (and nothing
+        changed) when :meth:`check` would warn, else whether to publish.
+
+        ``marked``: what :meth:`mark` returned for the same ``indices``; while no
+        other mark or reset happened since, their stamps are known without numpy.
+        """
+        if self._last_now > now_ns:
+            return None
+        if marked is not None and marked[0] == self._writes:
+            newest = oldest = marked[1]
+        else:
+            last = self._last[indices]
+            newest, oldest = int(last.max()), int(last.min())
+        if stamp_ns < newest:
+            return None
+        self._last_now = now_ns
+        if self.ignore_timestamp or self._interval == 0:
+            return True
+        return stamp_ns >= min(max(oldest, 0), now_ns) + self._interval
+
+    def mark(self, stamp_ns: int, indices: np.ndarray) -> tuple[int, int]:
+        """Record that variables ``indices`` were published with stamp ``stamp_ns``.
+
+        Returns a token for :meth:`check_quiet` (``marked``).
+        """
         self._last[indices] = stamp_ns
+        self._writes += 1
+        return self._writes, stamp_ns
 
 
 @dataclass
@@ -352,4 +381,18 @@ class JointStateMerger:
         if len(self._plans) >= _PLAN_CACHE_SIZE:
             self._plans.clear()
         self._plans[key] = plan
+        return plan
+
+    def settled_plan(self, names: tuple[str, ...]) -> _Plan | None:
+        """The plan of ``names`` once it has nothing left to report (for a fast path).
+
+        That is: its first-time warnings were returned, every joint it drives
+        has been marked as received (so :meth:`update` would only copy values,
+        check the rate limit and mark), and it reads at least one variable.
+        """
+        plan = self._plans.get(names)
+        if plan is None or plan.warnings or not len(plan.src):
+            return None
+        if not self._received.issuperset(plan.driven):
+            return None
         return plan

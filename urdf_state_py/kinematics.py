@@ -348,6 +348,12 @@ class Kinematics:
             raise KeyError(f"robot '{self.model.name}': " + '; '.join(parts))
         return np.array([index[n] for n in names], dtype=np.intp)
 
+    def selection(self, joints) -> _Selection:
+        """The precomputed constants :meth:`moving_transforms` uses for ``joints`` (cached;
+        read-only). For callers fusing that computation into their own (the node's fast path).
+        """
+        return self._selection(joints)
+
     def _selection(self, joints) -> _Selection:
         if joints is None:
             return self._all

@@ -38,6 +38,7 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from .errors import DescriptionError
+from .fast_path import FastPath
 from .joint_state_cdr import JointStateReader
 from .joint_states import JointStateMerger, WarnOnce
 from .kinematics import Kinematics
@@ -117,6 +118,7 @@ class _Loaded:
     fixed: Any               # JointTransforms of the fixed joints (constant)
     moving: MovingTransforms
     clamp_warned: WarnOnce
+    fast: FastPath           # the common case of a JointState, fused (see fast_path)
 
     def summary(self) -> str:
         m = self.model
@@ -137,6 +139,7 @@ class UrdfStateNode(Node):
         self._loaded: _Loaded | None = None
         self._topic_description: str | None = None
         self._last_tf_ns = 0
+        self._clock_handle = self.get_clock().handle   # rcl clock: get_now() in every release
 
         # -- parameters ------------------------------------------------------
         self._use_topic = bool(declare(self, 'use_robot_description_topic',
@@ -242,10 +245,10 @@ class UrdfStateNode(Node):
         merger = JointStateMerger(model, kin.variable_index, kin.default_positions(),
                                   frequency=cfg['publish_frequency'],
                                   ignore_timestamp=cfg['ignore_timestamp'])
+        moving = MovingTransforms(kin, cfg['frame_prefix'])
         return _Loaded(description=published, parser=parser, model=model, kinematics=kin,
-                       merger=merger, fixed=kin.fixed_transforms(),
-                       moving=MovingTransforms(kin, cfg['frame_prefix']),
-                       clamp_warned=WarnOnce())
+                       merger=merger, fixed=kin.fixed_transforms(), moving=moving,
+                       clamp_warned=WarnOnce(), fast=FastPath(merger, kin, moving))
 
     def _install(self, loaded: _Loaded) -> None:
         """Swap in a fully built model, then announce it."""
@@ -266,7 +269,9 @@ class UrdfStateNode(Node):
     def _publish_moving(self, loaded: _Loaded, joints: tuple[str, ...], sec: int, nanosec: int,
                         now_ns: int) -> None:
         """Publish ``joints`` stamped ``sec``/``nanosec``; ``now_ns``: the node clock now."""
-        q_eff, clamped = loaded.kinematics.resolve(loaded.merger.q, self._cfg['ignore_limits'])
+        ignore_limits = self._cfg['ignore_limits']
+        q_eff, clamped = loaded.kinematics.resolve(loaded.merger.q, ignore_limits)
+        loaded.fast.clean = not ignore_limits and not clamped
         if len(clamped):
             self._warn_clamped(loaded, clamped)
         self._tf_pub.publish(loaded.moving.payload_at(joints, q_eff, sec, nanosec))
@@ -299,18 +304,35 @@ class UrdfStateNode(Node):
         fields = self._joint_state_reader.read(data)
         if fields is None:  # not plain little-endian CDR, or malformed: let rclpy decode it
             self._on_joint_state(deserialize_message(data, JointState))
-        else:
-            self._on_joint_state_fields(*fields)
+            return
+        loaded = self._loaded
+        if loaded is None:
+            return
+        names, positions, sec, nanosec = fields
+        now_ns = self._now_ns()
+        cfg = self._cfg
+        if not cfg['publish_default_positions']:
+            payload = loaded.fast.update(names, positions, sec * _NS + nanosec, now_ns,
+                                         sec, nanosec, cfg['ignore_limits'])
+            if payload is not None:  # handled (b'': rate-limited)
+                if payload:
+                    self._tf_pub.publish(payload)
+                    self._last_tf_ns = now_ns
+                return
+        self._on_joint_state_fields(names, positions, sec, nanosec, now_ns)
 
     def _on_joint_state(self, msg: JointState) -> None:
         stamp = msg.header.stamp
         self._on_joint_state_fields(msg.name, msg.position, stamp.sec, stamp.nanosec)
 
-    def _on_joint_state_fields(self, names, positions, sec: int, nanosec: int) -> None:
+    def _on_joint_state_fields(self, names, positions, sec: int, nanosec: int,
+                               now_ns: int | None = None) -> None:
+        """The general path of a JointState (the raw callback tries the fast path first)."""
         loaded = self._loaded
         if loaded is None:
             return
-        now_ns = self.get_clock().now().nanoseconds
+        if now_ns is None:
+            now_ns = self._now_ns()
         update = loaded.merger.update(names, positions, sec * _NS + nanosec, now_ns,
                                       self._cfg['publish_default_positions'])
         if update.warnings or update.error:
@@ -321,6 +343,10 @@ class UrdfStateNode(Node):
                 logger.warning(update.error, throttle_duration_sec=5.0)
         if update.publish and update.joints:
             self._publish_moving(loaded, update.joints, sec, nanosec, now_ns)
+
+    def _now_ns(self) -> int:
+        """The node clock now, in ns (``get_clock().now()`` without building a Time)."""
+        return self._clock_handle.get_now().nanoseconds
 
     def _update_defaults_timer(self) -> None:
         """The re-send timer exists only while publish_default_positions holds.

@@ -126,6 +126,18 @@ class _Serialized:
         self._sec_at, self._nanosec_at = stamps // 4, stamps // 4 + 1
         self._translations_written = None
 
+    def views(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """What a caller needs to write an update itself (the node's fused path).
+
+        ``(doubles, rotation_at, words, stamp_at, message)``: write the rotations
+        as ``doubles[rotation_at] = (n, 4) values`` and the stamps as
+        ``words[stamp_at] = (sec & 0xFFFFFFFF, nanosec)`` (``words`` is the uint32
+        view, ``stamp_at`` (n, 2)); ``message.tobytes()`` is then the payload.
+        The translations are those of the last :meth:`update`.
+        """
+        return (self._doubles, self._rotation_at, self._uint32,
+                np.stack([self._sec_at, self._nanosec_at], axis=1), self._bytes[:self._size])
+
     @classmethod
     def build(cls, entry: '_Preallocated') -> '_Serialized | None':
         """Locate the numbers in the serialised message; None when that is not possible."""
@@ -227,6 +239,8 @@ class MovingTransforms:
         self._kin = kinematics
         self._prefix = frame_prefix
         self._cache: dict[tuple[str, ...], tuple] = {}  # joints -> (index array, _Preallocated)
+        #: Bumped whenever the frame ids change: bytes derived before are stale then.
+        self.version = 0
 
     @property
     def frame_prefix(self) -> str:
@@ -237,6 +251,7 @@ class MovingTransforms:
         if prefix != self._prefix:
             self._prefix = prefix
             self._cache.clear()
+            self.version += 1
 
     def _entry(self, joints: tuple[str, ...]):
         entry = self._cache.get(joints)
@@ -248,6 +263,23 @@ class MovingTransforms:
             entry = self._cache[joints] = (
                 index, _Preallocated(jt.parents, jt.children, self._prefix))
         return entry
+
+    def serialized(self, joints: tuple[str, ...]) -> '_Serialized | None':
+        """The serialised template of ``joints`` with their translations written in.
+
+        None when the message cannot be pre-serialised, or when one of the joints
+        translates (the translations then change with every update).
+        """
+        index, pre = self._entry(joints)
+        if pre.serialized is False:
+            pre.serialized = _Serialized.build(pre)
+        if pre.serialized is None:
+            return None
+        jt = self._kin.moving_transforms(self._kin.default_positions(), index)
+        if jt.translations.flags.writeable:   # not the constant joint origins
+            return None
+        pre.serialized.update(jt.translations, jt.rotations, 0, 0)
+        return pre.serialized
 
     def message(self, joints: tuple[str, ...], q_effective, stamp: Time) -> TFMessage:
         """The TFMessage for ``joints`` at ``q_effective``, stamped ``stamp``.

@@ -1,0 +1,176 @@
+"""The node's fused JointState -> /tf path against the general path, byte for byte."""
+import numpy as np
+import pytest
+
+pytest.importorskip('rclpy')
+
+from urdf_state_py.fast_path import FastPath  # noqa: E402
+from urdf_state_py.joint_states import JointStateMerger  # noqa: E402
+from urdf_state_py.kinematics import Kinematics  # noqa: E402
+from urdf_state_py.parsers import load_model  # noqa: E402
+from urdf_state_py.tf_publishing import MovingTransforms  # noqa: E402
+
+NS = 1_000_000_000
+
+TOY = """<robot name="toy">
+  <link name="base"/><link name="a"/><link name="b"/><link name="c"/><link name="d"/>
+  <link name="e"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="a"/>
+    <origin xyz="0 0 0.1" rpy="0.1 0 0"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <joint name="j2" type="continuous"><parent link="a"/><child link="b"/>
+    <origin xyz="0.2 0 0" rpy="0 0.3 0"/><axis xyz="0 1 0"/></joint>
+  <joint name="j3" type="revolute"><parent link="b"/><child link="c"/>
+    <origin xyz="0 0.1 0" rpy="0 0 0.2"/><axis xyz="1 0 0"/>
+    <limit lower="-1.5" upper="1.5" effort="1" velocity="1"/>
+    <mimic joint="j1" multiplier="2" offset="0.1"/></joint>
+  <joint name="j4" type="continuous"><parent link="b"/><child link="d"/>
+    <axis xyz="0 0 1"/><mimic joint="j2" multiplier="-1"/></joint>
+  <joint name="f" type="fixed"><parent link="d"/><child link="e"/>
+    <origin xyz="0 0 0.3"/></joint>
+</robot>"""
+
+
+class Twin:
+    """The general path alone (``ref``) and the fast path with the general fallback (``fast``)."""
+
+    def __init__(self, model, frequency):
+        self.kin = Kinematics(model)
+        self.sides = []
+        for _ in range(2):
+            merger = JointStateMerger(model, self.kin.variable_index,
+                                      self.kin.default_positions(), frequency=frequency)
+            moving = MovingTransforms(self.kin, 'p/')
+            self.sides.append((merger, moving, FastPath(merger, self.kin, moving)))
+        self.fast_hits = 0
+
+    def general(self, side, names, positions, stamp_ns, now_ns, ignore_limits):
+        merger, moving, fast = side
+        update = merger.update(names, positions, stamp_ns, now_ns)
+        if not (update.publish and update.joints):
+            return None, update.warnings
+        q_eff, clamped = self.kin.resolve(merger.q, ignore_limits)
+        fast.clean = not ignore_limits and not clamped
+        sec, nanosec = divmod(stamp_ns, NS)
+        return moving.payload_at(update.joints, q_eff, sec, nanosec), (update.warnings, clamped)
+
+    def step(self, names, positions, stamp_ns, now_ns, ignore_limits):
+        ref = self.general(self.sides[0], names, positions, stamp_ns, now_ns, ignore_limits)[0]
+        merger, moving, fast = self.sides[1]
+        sec, nanosec = divmod(stamp_ns, NS)
+        got = fast.update(names, positions, stamp_ns, now_ns, sec, nanosec, ignore_limits)
+        if got is None:
+            got = self.general(self.sides[1], names, positions, stamp_ns, now_ns,
+                               ignore_limits)[0]
+        else:
+            self.fast_hits += 1
+            got = got or None
+        assert got == ref
+        (m0, _, _), (m1, _, _) = self.sides
+        np.testing.assert_array_equal(m0.q, m1.q)
+        np.testing.assert_array_equal(m0.throttle._last, m1.throttle._last)
+        return got
+
+
+def bounds_of(model, names):
+    lo, hi = [], []
+    bounds = model.variable_bounds()
+    for name in names:
+        low, high = bounds.get(name, (-np.inf, np.inf))
+        lo.append(low if np.isfinite(low) else -3.0)
+        hi.append(high if np.isfinite(high) else 3.0)
+    return np.array(lo), np.array(hi)
+
+
+def run_random(model, names, seed, n=400, frequency=0.0, margin=0.2, nan_rate=0.02):
+    twin = Twin(model, frequency)
+    rng = np.random.default_rng(seed)
+    names = tuple(names)
+    lo, hi = bounds_of(model, names)
+    stamp, now = 5 * NS, 7 * NS
+    ignore = False
+    published = 0
+    for k in range(n):
+        if rng.random() < 0.2:   # mostly in bounds: the fast path's case
+            values = rng.uniform(lo - margin, hi + margin)
+        else:
+            values = rng.uniform(lo, hi)
+        if rng.random() < nan_rate:
+            values[rng.integers(len(values))] = rng.choice([np.nan, np.inf, -np.inf])
+        if rng.random() < 0.02:
+            ignore = not ignore
+        stamp += int(rng.integers(0, 3_000_000)) if rng.random() > 0.01 else -NS
+        now += 1_000_000 if rng.random() > 0.01 else -NS
+        positions = np.frombuffer(values.tobytes(), dtype='<f8')   # read-only, as the reader's
+        if twin.step(names, positions, stamp, now, ignore) is not None:
+            published += 1
+    return twin, published
+
+
+@pytest.fixture(scope='module')
+def toy():
+    return load_model(TOY)
+
+
+@pytest.fixture(scope='module')
+def talos(robots_dir):
+    path = robots_dir / 'example_robot_data/talos_data/robots/talos_full_v2.urdf'
+    return load_model(path.read_text())
+
+
+@pytest.mark.parametrize('seed', range(4))
+def test_toy_random_matches_general_path(toy, seed):
+    twin, published = run_random(toy, ['j2', 'nope', 'j1', 'j3'], seed, margin=0.6)
+    assert published > 300
+    assert twin.fast_hits > 100
+
+
+@pytest.mark.parametrize('frequency', [0.0, 500.0, 20.0])
+def test_talos_random_matches_general_path(talos, frequency):
+    twin, published = run_random(talos, talos.active_joint_names, 11, frequency=frequency,
+                                 margin=0.05)
+    assert published > {0.0: 300, 500.0: 150, 20.0: 10}[frequency]
+    assert twin.fast_hits > {0.0: 100, 500.0: 50, 20.0: 5}[frequency]
+
+
+def test_two_publishers_and_subsets(talos):
+    twin = Twin(talos, 0.0)
+    rng = np.random.default_rng(3)
+    active = talos.active_joint_names
+    lists = [tuple(active[:10]), tuple(active[10:]), tuple(reversed(active))]
+    lo_hi = [bounds_of(talos, names) for names in lists]
+    stamp = now = NS
+    for k in range(300):
+        i = int(rng.integers(len(lists)))
+        lo, hi = lo_hi[i]
+        stamp += 1_000_000
+        now += 1_000_000
+        values = rng.uniform(lo - 0.01, hi + 0.01)
+        twin.step(lists[i], np.frombuffer(values.tobytes()), stamp, now, False)
+    assert twin.fast_hits > 100
+
+
+def test_clamped_and_non_finite_messages_are_left_to_the_general_path(toy):
+    twin = Twin(toy, 0.0)
+    names = ('j1', 'j2')
+    merger, moving, fast = twin.sides[1]
+    twin.step(names, np.array([0.1, 0.2]), NS, NS, False)     # general path: learns the list
+    assert fast.update(names, np.array([0.1, 0.3]), 2 * NS, 2 * NS, 2, 0, False)
+    for bad in ([1.5, 0.0], [0.0, np.nan], [np.inf, 0.0], [0.8, 0.0]):   # 0.8: j3 = 1.7 > 1.5
+        before = merger.q.copy()
+        assert fast.update(names, np.array(bad), 3 * NS, 3 * NS, 3, 0, False) is None
+        np.testing.assert_array_equal(merger.q, before)
+    assert fast.update(names, np.array([1.5, 0.0]), 3 * NS, 3 * NS, 3, 0, True)  # ignore_limits
+    assert not fast.clean                 # values beyond the limits may be in the state now
+    assert fast.update(names, np.array([0.1, 0.3]), 4 * NS, 4 * NS, 4, 0, False) is None
+
+
+def test_prefix_change_rebuilds_the_route(toy):
+    twin = Twin(toy, 0.0)
+    names = ('j1', 'j2')
+    merger, moving, fast = twin.sides[1]
+    twin.step(names, np.array([0.1, 0.2]), NS, NS, False)
+    before = fast.update(names, np.array([0.1, 0.3]), 2 * NS, 2 * NS, 2, 0, False)
+    moving.frame_prefix = 'other/'
+    after = fast.update(names, np.array([0.1, 0.3]), 3 * NS, 3 * NS, 2, 0, False)
+    assert b'p/a' in before and b'other/a' in after and b'p/a' not in after
