@@ -14,10 +14,12 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypeVar
 
 from .errors import DescriptionError
 
 Vector3 = tuple[float, float, float]
+JointLike = TypeVar('JointLike')  # anything with ``parent`` and ``child`` link names
 
 
 class JointType(str, enum.Enum):
@@ -222,7 +224,7 @@ class Model:
         if len(roots) > 1:
             raise DescriptionError(f'several root links (the description is not one tree): '
                                    f'{", ".join(repr(r) for r in roots)}')
-        ordered = _topological(roots[0], joints)
+        ordered = topological_order(roots[0], joints)
         if len(ordered) != len(joints):
             reached = {j.name for j in ordered}
             cyclic = sorted(j.child for j in joints if j.name not in reached)
@@ -336,12 +338,16 @@ def _unique(names: Iterable[str], kind: str) -> None:
         seen.add(name)
 
 
-def _topological(root: str, joints: tuple[Joint, ...]) -> list[Joint]:
-    """Joints reachable from ``root``, each after its parent link's joint (breadth first)."""
-    by_parent: dict[str, list[Joint]] = {}
+def topological_order(root: str, joints: Iterable[JointLike]) -> list[JointLike]:
+    """Joints reachable from ``root``, each after its parent link's joint (breadth first).
+
+    Works on anything with ``parent`` and ``child`` link names (the benchmark's
+    naive baseline orders urdf_parser_py joints with it too).
+    """
+    by_parent: dict[str, list[JointLike]] = {}
     for joint in joints:
         by_parent.setdefault(joint.parent, []).append(joint)
-    ordered: list[Joint] = []
+    ordered: list[JointLike] = []
     frontier = [root]
     while frontier:
         nxt = []

@@ -16,6 +16,8 @@ import math
 
 import numpy as np
 
+from ..model import topological_order
+
 
 def _quiet_urdf_parser():
     from urdf_parser_py.xml_reflection import core
@@ -55,18 +57,7 @@ class NaiveFK:
             robot = URDF.from_xml_string(_kinematic_only(urdf))
             self.note = 'geometry stripped for urdf_parser_py'
         self.root = robot.get_root()
-        children: dict[str, list] = {}
-        for joint in robot.joints:
-            children.setdefault(joint.parent, []).append(joint)
-        order = []
-        frontier = [self.root]
-        while frontier:
-            nxt = []
-            for link in frontier:
-                for joint in children.get(link, ()):
-                    order.append(joint)
-                    nxt.append(joint.child)
-            frontier = nxt
+        order = topological_order(self.root, robot.joints)
         self.joints = []
         for joint in order:
             origin = np.eye(4)
