@@ -285,3 +285,14 @@ def test_plugin_cannot_replace_a_builtin(tmp_path, monkeypatch, caplog):
     assert isinstance(reg.get('xacro'), XacroParser)
     assert any("'xacro'" in r.getMessage() and 'already registered' in r.getMessage()
                for r in caplog.records)
+
+
+def test_parse_published_expands_xacro_once_and_returns_plain_text_as_given(monkeypatch):
+    calls = []
+    expand = XacroParser.expand
+    monkeypatch.setattr(XacroParser, 'expand',
+                        lambda self, *a, **k: calls.append(1) or expand(self, *a, **k))
+    model, published = default_registry().parse_published(XACRO, 'auto', {'args': ['link:=b']})
+    assert calls == [1]
+    assert model.link_names == ('b',) and '<link name="b"/>' in published
+    assert default_registry().parse_published(URDF, 'auto')[1] is URDF

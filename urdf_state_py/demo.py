@@ -62,10 +62,6 @@ def default_model_path() -> Path | None:
     return None
 
 
-def is_xacro(path: Path, text: str) -> bool:
-    return path.suffix == '.xacro' or 'xmlns:xacro' in text[:4096]
-
-
 def write_params_file(folder: Path, *, description: str, model_path: Path,
                       xacro_args: Sequence[str], frame_prefix: str = '') -> Path:
     """A ``/**: ros__parameters:`` file for the node (read by rcl's YAML parser).

@@ -102,10 +102,6 @@ class FrameTree:
             seen.add(frame)
         return chain
 
-    def root_of(self, frame: str) -> str:
-        chain = self._ancestors(frame)
-        return chain[-1] if chain else frame
-
     def depth(self, frame: str) -> int:
         """Number of transforms between ``frame`` and its root."""
         return len(self._ancestors(frame))

@@ -313,10 +313,9 @@ class Kinematics:
         mov = self._movable
         n = len(mov)
         self._origin_t = np.array([j.origin.xyz for j in mov], dtype=float).reshape(n, 3)
-        self._origin_r = rpy_to_matrix(
-            np.array([j.origin.rpy for j in mov], dtype=float).reshape(n, 3))
-        self._origin_q = rpy_to_quaternion(
-            np.array([j.origin.rpy for j in mov], dtype=float).reshape(n, 3))
+        rpy = np.array([j.origin.rpy for j in mov], dtype=float).reshape(n, 3)
+        self._origin_r = rpy_to_matrix(rpy)
+        self._origin_q = rpy_to_quaternion(rpy)
         self._axis = np.array([j.axis for j in mov], dtype=float).reshape(n, 3)
         self._is_rev = np.array([j.type in _REVOLUTE_LIKE for j in mov], dtype=float)
         self._is_pri = np.array([j.type is JointType.PRISMATIC for j in mov], dtype=float)

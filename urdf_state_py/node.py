@@ -232,15 +232,9 @@ class UrdfStateNode(Node):
         parser = cfg['parser']
         if parser == 'auto':
             parser = self._registry.select(description)  # falls back to 'urdf'
-        options = self._parser_options(cfg, parser)
-        model = self._registry.parse(description, parser, options)
-        published = description
-        expand = getattr(self._registry.get(parser), 'expand', None)
-        if expand is not None:  # e.g. xacro: consumers of robot_description want URDF
-            try:
-                published = expand(description, options)
-            except DescriptionError as err:
-                raise DescriptionError(err.reason, parser=parser) from err
+        # published: what robot_description consumers read (xacro: the expanded URDF)
+        model, published = self._registry.parse_published(
+            description, parser, self._parser_options(cfg, parser))
         kin = Kinematics(model)
         merger = JointStateMerger(model, kin.variable_index, kin.default_positions(),
                                   frequency=cfg['publish_frequency'],
@@ -280,7 +274,7 @@ class UrdfStateNode(Node):
     def _publish_defaults(self, loaded: _Loaded) -> None:
         pending = loaded.merger.pending_joints()
         if pending:
-            now_ns = self.get_clock().now().nanoseconds
+            now_ns = self._now_ns()
             self._publish_moving(loaded, pending, now_ns // _NS, now_ns % _NS, now_ns)
 
     def _warn_clamped(self, loaded: _Loaded, clamped) -> None:
@@ -365,7 +359,7 @@ class UrdfStateNode(Node):
         loaded = self._loaded
         if loaded is None or not self._cfg['publish_default_positions']:
             return
-        if self.get_clock().now().nanoseconds - self._last_tf_ns >= _DEFAULTS_PERIOD_S * _NS:
+        if self._now_ns() - self._last_tf_ns >= _DEFAULTS_PERIOD_S * _NS:
             self._publish_defaults(loaded)
 
     def _on_description_topic(self, msg: String) -> None:

@@ -32,15 +32,9 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import TransformStamped
 from tf2_msgs.msg import TFMessage
 
-__all__ = ['MovingTransforms', 'static_message', 'stamp_from_ns']
+__all__ = ['MovingTransforms', 'static_message']
 
-_NS = 1_000_000_000
 _CACHE_SIZE = 64
-
-
-def stamp_from_ns(ns: int) -> Time:
-    """builtin_interfaces/Time from integer nanoseconds."""
-    return Time(sec=ns // _NS, nanosec=ns % _NS)
 
 
 def _fill(transform: TransformStamped, xyz, xyzw) -> None:
@@ -213,6 +207,12 @@ class _Preallocated:
         self.message = TFMessage(transforms=transforms)
         self.serialized: _Serialized | None | bool = False  # False: not tried yet
 
+    def template(self) -> _Serialized | None:
+        """The serialised form of :attr:`message` (built on first use; None: not possible)."""
+        if self.serialized is False:
+            self.serialized = _Serialized.build(self)
+        return self.serialized
+
     def update(self, translations: list, rotations: list, sec: int, nanosec: int) -> TFMessage:
         self.stamp.sec = sec
         self.stamp.nanosec = nanosec
@@ -259,9 +259,9 @@ class MovingTransforms:
             if len(self._cache) >= _CACHE_SIZE:
                 self._cache.clear()
             index = self._kin.joint_index(joints)
-            jt = self._kin.moving_transforms(self._kin.default_positions(), index)
+            sel = self._kin.selection(index)
             entry = self._cache[joints] = (
-                index, _Preallocated(jt.parents, jt.children, self._prefix))
+                index, _Preallocated(sel.parents, sel.children, self._prefix))
         return entry
 
     def serialized(self, joints: tuple[str, ...]) -> '_Serialized | None':
@@ -271,15 +271,14 @@ class MovingTransforms:
         translates (the translations then change with every update).
         """
         index, pre = self._entry(joints)
-        if pre.serialized is False:
-            pre.serialized = _Serialized.build(pre)
-        if pre.serialized is None:
+        template = pre.template()
+        if template is None:
             return None
         jt = self._kin.moving_transforms(self._kin.default_positions(), index)
         if jt.translations.flags.writeable:   # not the constant joint origins
             return None
-        pre.serialized.update(jt.translations, jt.rotations, 0, 0)
-        return pre.serialized
+        template.update(jt.translations, jt.rotations, 0, 0)
+        return template
 
     def message(self, joints: tuple[str, ...], q_effective, stamp: Time) -> TFMessage:
         """The TFMessage for ``joints`` at ``q_effective``, stamped ``stamp``.
@@ -300,9 +299,8 @@ class MovingTransforms:
                    nanosec: int) -> bytes | TFMessage:
         """:meth:`payload` with the stamp as two integers (what the node has at hand)."""
         index, pre = self._entry(joints)
-        if pre.serialized is False:
-            pre.serialized = _Serialized.build(pre)
-        if pre.serialized is None:
+        template = pre.template()
+        if template is None:
             return self.message(joints, q_effective, Time(sec=sec, nanosec=nanosec))
         jt = self._kin.moving_transforms(q_effective, index)
-        return pre.serialized.update(jt.translations, jt.rotations, sec, nanosec)
+        return template.update(jt.translations, jt.rotations, sec, nanosec)

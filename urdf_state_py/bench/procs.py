@@ -94,11 +94,6 @@ class Proc:
         t = self.ps.cpu_times()
         return t.user + t.system
 
-    def cpu_ticks(self) -> float:
-        """psutil user + system CPU seconds (tick resolution), for cross-checks."""
-        t = self.ps.cpu_times()
-        return t.user + t.system
-
     def rss(self) -> int:
         return self.ps.memory_info().rss
 

@@ -105,6 +105,14 @@ class Parser(abc.ABC):
         default (see :meth:`resolve_options`).
         """
 
+    def parse_published(self, data: str, options: Mapping[str, Any]) -> tuple[Model, str]:
+        """The model plus the text to publish as ``robot_description`` (``data`` itself).
+
+        A format other tools cannot read overrides this to return what it turns
+        ``data`` into (xacro: the expanded URDF), so the work is done once.
+        """
+        return self.parse(data, options), data
+
     def resolve_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Every declared option: given values checked, missing ones defaulted.
 

@@ -168,12 +168,18 @@ class ParserRegistry:
         Every failure is a :class:`DescriptionError` whose ``parser`` names the
         parser that failed and whose message says why.
         """
+        return self.parse_published(data, parser, options)[0]
+
+    def parse_published(self, data: str | bytes, parser: str = 'auto',
+                        options: Mapping[str, Any] | None = None) -> tuple[Model, str]:
+        """:meth:`parse`, plus the text to publish as ``robot_description``
+        (see :meth:`Parser.parse_published`; xacro: the expanded URDF)."""
         text = decode(data)
         name = self.select(text) if parser == 'auto' else parser
         chosen = self.get(name)
         try:
             resolved = chosen.resolve_options(options)
-            model = chosen.parse(text, resolved)
+            model, published = chosen.parse_published(text, resolved)
         except DescriptionError as exc:
             raise DescriptionError(exc.reason, parser=name) from exc
         except RecursionError as exc:
@@ -183,7 +189,7 @@ class ParserRegistry:
         if not isinstance(model, Model):
             raise DescriptionError(f'parser returned {type(model).__name__}, not a Model',
                                    parser=name)
-        return model
+        return model, published
 
     def parse_file(self, path: str | os.PathLike, parser: str = 'auto',
                    options: Mapping[str, Any] | None = None) -> Model:

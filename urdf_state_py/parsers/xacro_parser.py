@@ -89,8 +89,13 @@ class XacroParser(Parser):
 
     def parse(self, data: str | bytes, options: Mapping[str, Any] | None = None) -> Model:
         """Expand the xacro document ``data`` and parse the result as URDF."""
-        opts = self.resolve_options(options)
-        return UrdfXmlParser().parse(self.expand(data, opts), {})
+        return self.parse_published(data, options)[0]
+
+    def parse_published(self, data: str | bytes,
+                        options: Mapping[str, Any] | None = None) -> tuple[Model, str]:
+        """The model and the expanded URDF (what ``robot_description`` consumers read)."""
+        expanded = self.expand(data, options)
+        return UrdfXmlParser().parse(expanded, {}), expanded
 
     def expand(self, data: str | bytes, options: Mapping[str, Any] | None = None) -> str:
         """The URDF text that xacro makes of ``data`` (DescriptionError on failure)."""
