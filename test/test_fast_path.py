@@ -165,12 +165,25 @@ def test_clamped_and_non_finite_messages_are_left_to_the_general_path(toy):
     assert fast.update(names, np.array([0.1, 0.3]), 4 * NS, 4 * NS, 4, 0, False) is None
 
 
-def test_prefix_change_rebuilds_the_route(toy):
+def test_prefix_change_takes_a_new_fast_path_over_the_same_state(toy):
+    # What the node does on a frame_prefix change: a new MovingTransforms and
+    # FastPath over the SAME merger (joint values and rate-limit marks carry over).
     twin = Twin(toy, 0.0)
     names = ('j1', 'j2')
-    merger, moving, fast = twin.sides[1]
     twin.step(names, np.array([0.1, 0.2]), NS, NS, False)
-    before = fast.update(names, np.array([0.1, 0.3]), 2 * NS, 2 * NS, 2, 0, False)
-    moving.frame_prefix = 'other/'
-    after = fast.update(names, np.array([0.1, 0.3]), 3 * NS, 3 * NS, 2, 0, False)
-    assert b'p/a' in before and b'other/a' in after and b'p/a' not in after
+    hits = twin.fast_hits
+    before = twin.step(names, np.array([0.1, 0.3]), 2 * NS, 2 * NS, False)
+    assert twin.fast_hits == hits + 1
+    old_fast = twin.sides[1][2]
+    for i, (merger, _, _) in enumerate(twin.sides):
+        moving = MovingTransforms(twin.kin, 'other/')
+        twin.sides[i] = (merger, moving, FastPath(merger, twin.kin, moving))
+    hits = twin.fast_hits
+    after = [twin.step(names, np.array([0.1, 0.3 + k]), (3 + k) * NS, (3 + k) * NS, False)
+             for k in range(2)]   # the first re-establishes `clean` on the general path
+    assert twin.fast_hits == hits + 1
+    assert b'p/a' in before
+    assert all(b'other/a' in got and b'p/a' not in got for got in after)
+    # the old fast path is untouched: still the old frame names
+    stale = old_fast.update(names, np.array([0.1, 0.2]), 9 * NS, 9 * NS, 9, 0, False)
+    assert b'p/a' in stale and b'other/' not in stale

@@ -58,12 +58,17 @@ def test_payload_bytes_decode_to_the_same_message(talos):
         assert decoded.transforms[0].header.frame_id == 'r/' + jt.parents[0]
 
 
-def test_message_reused_in_place_and_prefix_change_rebuilds(talos):
+def test_message_reused_in_place_and_prefix_fixed_per_object(talos):
     moving = MovingTransforms(talos)
     joints = talos.movable_joint_names[:3]
     first = moving.message(joints, random_q(talos, 1), Time(sec=1))
     again = moving.message(joints, random_q(talos, 2), Time(sec=2))
     assert first is again and again.transforms[0].header.stamp.sec == 2
-    moving.frame_prefix = 'x/'
-    other = moving.message(joints, random_q(talos, 2), Time(sec=2))
+    # a prefix change takes a new MovingTransforms (the node swaps it in); the old
+    # one keeps its frame names
+    prefixed = MovingTransforms(talos, 'x/')
+    assert prefixed.frame_prefix == 'x/' and moving.frame_prefix == ''
+    other = prefixed.message(joints, random_q(talos, 2), Time(sec=2))
     assert other is not first and other.transforms[0].header.frame_id.startswith('x/')
+    assert not moving.message(joints, random_q(talos, 3),
+                              Time(sec=3)).transforms[0].header.frame_id.startswith('x/')

@@ -32,8 +32,8 @@ fast path runs only while it holds, so the rest of the state is known to be
 within bounds.
 
 Eligible name lists: every published joint rotates (revolute or continuous:
-constant translations), every mimic joint among them follows a joint the
-message drives (one mimic level), and the /tf message can be pre-serialised.
+constant translations), every mimic joint among them follows a rotating
+joint the message drives (one mimic level), and the /tf message can be pre-serialised.
 """
 
 from __future__ import annotations
@@ -59,11 +59,10 @@ class _Route:
                  'multiplier', 'offset', 'bounds', 'ignored_bounds', 'checked',
                  'half_gain', 'phase', 'phase_column', 'basis', 'rotations', 'rotations_real',
                  'doubles', 'rotation_at', 'words', 'stamp_at', 'stamp', 'message',
-                 'marked', 'version')
+                 'marked')
 
     def __init__(self, names, plan, merger: JointStateMerger, kin: Kinematics,
                  moving: MovingTransforms) -> None:
-        self.version = moving.version
         joint_map = kin.model.joint_map
         position_of_var = {int(d): int(s) for s, d in zip(plan.src, plan.dst)}
         joints = plan.joints
@@ -76,7 +75,7 @@ class _Route:
                 raise _Ineligible(f'{name} is a {joint.type.value} joint')
             if joint.is_mimic:
                 master = joint_map[joint.mimic.joint]
-                if master.is_mimic or master.type not in _REVOLUTE_LIKE + (JointType.PRISMATIC,):
+                if master.is_mimic or master.type not in _REVOLUTE_LIKE:
                     raise _Ineligible(f'{name}: mimic chain or unusual master')
                 var, mult, off = kin.variable_index[master.name], joint.mimic.multiplier, \
                     joint.mimic.offset
@@ -138,10 +137,9 @@ class FastPath:
         self.clean = False
 
     def _route(self, names: tuple[str, ...]) -> _Route | None:
-        route = self._routes.get(names)
-        if route is None and names in self._routes:
-            return None                                     # known to be ineligible
-        if route is None or route.version != self._moving.version:
+        if names in self._routes:
+            route = self._routes[names]                     # None: known to be ineligible
+        else:
             plan = self._merger.settled_plan(names)
             if plan is None:
                 return None                                 # the general path goes first
@@ -164,8 +162,6 @@ class FastPath:
         the header stamp, ``stamp_ns`` the same in ns; ``now_ns``: the node clock.
         """
         route = self._last_route if names is self._last_names else self._route(names)
-        if route is not None and route.version != self._moving.version:  # new frame prefix
-            route = self._route(names)
         if route is None or len(positions) != route.n_positions or (
                 not ignore_limits and not self.clean):
             return None

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rcl_interfaces.msg import SetParametersResult
@@ -244,6 +244,19 @@ class UrdfStateNode(Node):
                        merger=merger, fixed=kin.fixed_transforms(), moving=moving,
                        clamp_warned=WarnOnce(), fast=FastPath(merger, kin, moving))
 
+    @staticmethod
+    def _with_prefix(loaded: _Loaded, frame_prefix: str) -> _Loaded:
+        """``loaded`` publishing under ``frame_prefix``: swapped in as one reference, like a
+        new model, so a JointState callback running meanwhile keeps a consistent whole.
+
+        The merger (joint values, rate-limit marks) and the clamp warnings carry over;
+        only what holds frame ids is new. The new fast path starts not ``clean``: the
+        next JointState takes the general path, which re-establishes it.
+        """
+        moving = MovingTransforms(loaded.kinematics, frame_prefix)
+        return replace(loaded, moving=moving,
+                       fast=FastPath(loaded.merger, loaded.kinematics, moving))
+
     def _install(self, loaded: _Loaded) -> None:
         """Swap in a fully built model, then announce it."""
         self._loaded = loaded
@@ -439,7 +452,8 @@ class UrdfStateNode(Node):
         throttle.frequency = cfg['publish_frequency']
         throttle.ignore_timestamp = cfg['ignore_timestamp']
         if 'frame_prefix' in changed:
-            loaded.moving.frame_prefix = cfg['frame_prefix']
+            if cfg['frame_prefix'] != loaded.moving.frame_prefix:
+                loaded = self._loaded = self._with_prefix(loaded, cfg['frame_prefix'])
             self._publish_static(loaded)
             if cfg['publish_default_positions']:
                 self._publish_defaults(loaded)

@@ -239,19 +239,11 @@ class MovingTransforms:
         self._kin = kinematics
         self._prefix = frame_prefix
         self._cache: dict[tuple[str, ...], tuple] = {}  # joints -> (index array, _Preallocated)
-        #: Bumped whenever the frame ids change: bytes derived before are stale then.
-        self.version = 0
 
     @property
     def frame_prefix(self) -> str:
+        """Fixed for the object's lifetime: a new prefix takes a new MovingTransforms."""
         return self._prefix
-
-    @frame_prefix.setter
-    def frame_prefix(self, prefix: str) -> None:
-        if prefix != self._prefix:
-            self._prefix = prefix
-            self._cache.clear()
-            self.version += 1
 
     def _entry(self, joints: tuple[str, ...]):
         entry = self._cache.get(joints)
