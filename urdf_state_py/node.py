@@ -274,9 +274,8 @@ class UrdfStateNode(Node):
         self._tf_static_pub.publish(static_message(loaded.fixed, self._cfg['frame_prefix'], stamp))
 
     def _publish_moving(self, loaded: _Loaded, joints: tuple[str, ...], sec: int, nanosec: int,
-                        now_ns: int) -> None:
+                        now_ns: int, ignore_limits: bool) -> None:
         """Publish ``joints`` stamped ``sec``/``nanosec``; ``now_ns``: the node clock now."""
-        ignore_limits = self._cfg['ignore_limits']
         q_eff, clamped = loaded.kinematics.resolve(loaded.merger.q, ignore_limits)
         loaded.fast.clean = not ignore_limits and not clamped
         if len(clamped):
@@ -288,7 +287,8 @@ class UrdfStateNode(Node):
         pending = loaded.merger.pending_joints()
         if pending:
             now_ns = self._now_ns()
-            self._publish_moving(loaded, pending, now_ns // _NS, now_ns % _NS, now_ns)
+            self._publish_moving(loaded, pending, now_ns // _NS, now_ns % _NS, now_ns,
+                                 self._cfg['ignore_limits'])
 
     def _warn_clamped(self, loaded: _Loaded, clamped) -> None:
         for name in loaded.clamp_warned.new(clamped):
@@ -307,17 +307,24 @@ class UrdfStateNode(Node):
     # -- callbacks ---------------------------------------------------------------------
 
     def _on_joint_state_raw(self, data: bytes) -> None:
-        """The joint_states subscription's callback: a serialised JointState."""
-        fields = self._joint_state_reader.read(data)
-        if fields is None:  # not plain little-endian CDR, or malformed: let rclpy decode it
-            self._on_joint_state(deserialize_message(data, JointState))
-            return
+        """The joint_states subscription's callback: a serialised JointState.
+
+        ``loaded`` and ``cfg`` are read once, so one message sees one model
+        and one configuration even if a parameter change swaps them meanwhile.
+        """
         loaded = self._loaded
         if loaded is None:
             return
-        names, positions, sec, nanosec = fields
-        now_ns = self._now_ns()
         cfg = self._cfg
+        now_ns = self._now_ns()
+        fields = self._joint_state_reader.read(data)
+        if fields is None:  # not plain little-endian CDR, or malformed: let rclpy decode it
+            msg = deserialize_message(data, JointState)
+            stamp = msg.header.stamp
+            self._on_joint_state_fields(loaded, cfg, msg.name, msg.position, stamp.sec,
+                                        stamp.nanosec, now_ns)
+            return
+        names, positions, sec, nanosec = fields
         if not cfg['publish_default_positions']:
             payload = loaded.fast.update(names, positions, sec * _NS + nanosec, now_ns,
                                          sec, nanosec, cfg['ignore_limits'])
@@ -326,22 +333,13 @@ class UrdfStateNode(Node):
                     self._tf_pub.publish(payload)
                     self._last_tf_ns = now_ns
                 return
-        self._on_joint_state_fields(names, positions, sec, nanosec, now_ns)
+        self._on_joint_state_fields(loaded, cfg, names, positions, sec, nanosec, now_ns)
 
-    def _on_joint_state(self, msg: JointState) -> None:
-        stamp = msg.header.stamp
-        self._on_joint_state_fields(msg.name, msg.position, stamp.sec, stamp.nanosec)
-
-    def _on_joint_state_fields(self, names, positions, sec: int, nanosec: int,
-                               now_ns: int | None = None) -> None:
+    def _on_joint_state_fields(self, loaded: _Loaded, cfg: Mapping[str, Any], names, positions,
+                               sec: int, nanosec: int, now_ns: int) -> None:
         """The general path of a JointState (the raw callback tries the fast path first)."""
-        loaded = self._loaded
-        if loaded is None:
-            return
-        if now_ns is None:
-            now_ns = self._now_ns()
         update = loaded.merger.update(names, positions, sec * _NS + nanosec, now_ns,
-                                      self._cfg['publish_default_positions'])
+                                      cfg['publish_default_positions'])
         if update.warnings or update.error:
             logger = self.get_logger()
             for warning in update.warnings:
@@ -349,7 +347,8 @@ class UrdfStateNode(Node):
             if update.error:
                 logger.warning(update.error, throttle_duration_sec=5.0)
         if update.publish and update.joints:
-            self._publish_moving(loaded, update.joints, sec, nanosec, now_ns)
+            self._publish_moving(loaded, update.joints, sec, nanosec, now_ns,
+                                 cfg['ignore_limits'])
 
     def _now_ns(self) -> int:
         """The node clock now, in ns (``get_clock().now()`` without building a Time)."""
