@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Developer entry point for urdf_state_py. Sets up whatever is missing, then runs
 # the requested command. Usage:
-#   ./dev.sh demo  [args]       run the demo (python -m urdf_state_py.demo)
+#   ./dev.sh demo  [args]       run the demo (python -m urdf_state_py.tools.demo)
 #   ./dev.sh test  [pytest args] run the test suite (python -m pytest test/)
-#   ./dev.sh bench [args]       run the benchmark (python -m urdf_state_py.bench)
+#   ./dev.sh bench [args]       run the benchmark (python -m urdf_state_py.tools.bench)
 #   ./dev.sh setup              only set up the environment
 #   ./dev.sh shell              interactive bash inside the environment
 #   ./dev.sh python [args]      run python inside the environment
@@ -272,8 +272,8 @@ run_module_or_placeholder() {
 cmd="${1:-}"
 [[ $# -gt 0 ]] && shift
 case "$cmd" in
-  demo)  setup_env; run_module_or_placeholder urdf_state_py.demo "$@" ;;
-  bench) setup_env; run_module_or_placeholder urdf_state_py.bench "$@" ;;
+  demo)  setup_env; run_module_or_placeholder urdf_state_py.tools.demo "$@" ;;
+  bench) setup_env; run_module_or_placeholder urdf_state_py.tools.bench "$@" ;;
   test)
     setup_env
     # Default to the whole suite unless the caller names paths/node ids.

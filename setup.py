@@ -42,14 +42,14 @@ setup(
     tests_require=['pytest'],
     entry_points={
         'console_scripts': [
-            'urdf_state = urdf_state_py.node:main',
-            'urdf_state_demo = urdf_state_py.demo:main',
-            'urdf_state_bench = urdf_state_py.bench:main',
-            'urdf_state_check = urdf_state_py.cli:main',
+            'urdf_state = urdf_state_py.node.state_publisher:main',
+            'urdf_state_demo = urdf_state_py.tools.demo:main',
+            'urdf_state_bench = urdf_state_py.tools.bench:main',
+            'urdf_state_check = urdf_state_py.tools.cli:main',
         ],
         'urdf_state_py.parsers': [
-            'urdf = urdf_state_py.parsers.urdf_xml:UrdfXmlParser',
-            'xacro = urdf_state_py.parsers.xacro_parser:XacroParser',
+            'urdf = urdf_state_py.core.parsers.urdf_xml:UrdfXmlParser',
+            'xacro = urdf_state_py.core.parsers.xacro_parser:XacroParser',
         ],
     },
 )

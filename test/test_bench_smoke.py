@@ -18,7 +18,7 @@ def test_fk_bench_prints_table():
     pytest.importorskip('psutil')
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''))
     proc = subprocess.run(
-        [sys.executable, '-m', 'urdf_state_py.bench', '--only', 'fk', '--robots', 'tree:12',
+        [sys.executable, '-m', 'urdf_state_py.tools.bench', '--only', 'fk', '--robots', 'tree:12',
          '--trials', '2', '--no-json'],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -1,6 +1,6 @@
 """The ``urdf_state_check`` CLI on real corpus files: what a user debugging a description sees.
 
-Most tests call :func:`urdf_state_py.cli.main` in-process (fast, exact
+Most tests call :func:`urdf_state_py.tools.cli.main` in-process (fast, exact
 output); a few run ``python -m urdf_state_py`` in a subprocess to cover the
 module entry point, stdin, exit statuses and the absence of tracebacks / ROS
 imports exactly as a shell user gets them.
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from urdf_state_py import cli
+from urdf_state_py.tools import cli
 
 RSP_TEST = Path('robot_state_publisher_test') / 'test'
 INVALID = Path('invalid') / 'ros2_urdf_test' / 'urdf' / 'test'
@@ -259,7 +259,7 @@ def test_parsers_lists_builtins_with_options(capsys):
 
 def test_no_ros_import():
     """The CLI must work on machines without ROS: importing and running it pulls in no rclpy."""
-    code = ('import sys; from urdf_state_py import cli; cli.main(["parsers"]); '
+    code = ('import sys; from urdf_state_py.tools import cli; cli.main(["parsers"]); '
             'bad = sorted(m for m in sys.modules if m.split(".")[0] in '
             '("rclpy", "rcl_interfaces", "tf2_msgs", "geometry_msgs", "sensor_msgs")); '
             'sys.exit(f"ROS modules imported: {bad}" if bad else 0)')
@@ -276,7 +276,7 @@ def test_console_script_registered():
     ours = [ep for ep in scripts if ep.name == 'urdf_state_check']
     if not ours:
         pytest.skip('urdf_state_py not (re)installed since the entry point was added')
-    assert ours[0].value == 'urdf_state_py.cli:main'
+    assert ours[0].value == 'urdf_state_py.tools.cli:main'
 
 
 # ------------------------------------------------------------------ helpers

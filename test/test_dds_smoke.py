@@ -143,8 +143,8 @@ def test_entry_points_are_installed():
     """The package is installed, so plugin discovery sees its entry points."""
     parsers = {ep.name: ep.value
                for ep in metadata.entry_points(group='urdf_state_py.parsers')}
-    assert parsers.get('urdf') == 'urdf_state_py.parsers.urdf_xml:UrdfXmlParser'
-    assert parsers.get('xacro') == 'urdf_state_py.parsers.xacro_parser:XacroParser'
+    assert parsers.get('urdf') == 'urdf_state_py.core.parsers.urdf_xml:UrdfXmlParser'
+    assert parsers.get('xacro') == 'urdf_state_py.core.parsers.xacro_parser:XacroParser'
     scripts = {ep.name for ep in metadata.entry_points(group='console_scripts')
                if ep.value.startswith('urdf_state_py.')}
     assert {'urdf_state', 'urdf_state_demo', 'urdf_state_bench'} <= scripts

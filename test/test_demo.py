@@ -1,6 +1,6 @@
 """The demo (README's main command) end to end, plus its helpers.
 
-``python -m urdf_state_py.demo --until-complete`` starts the node, the joint
+``python -m urdf_state_py.tools.demo --until-complete`` starts the node, the joint
 sweeper and the TF viewer as three processes on loopback DDS and must report
 that every one of H1_2's 58 links arrived as a TF frame, with exit code 0.
 """
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from urdf_state_py import demo
-from urdf_state_py.parsers import load_model, load_model_file
-from urdf_state_py.ros_env import ensure_loopback, loopback_env
-from urdf_state_py.sweep_plan import SweepPlan
+from urdf_state_py.tools.demo import demo
+from urdf_state_py.core.parsers import load_model, load_model_file
+from urdf_state_py.node.ros_env import ensure_loopback, loopback_env
+from urdf_state_py.tools.demo.sweep_plan import SweepPlan
 
 REPO = Path(__file__).resolve().parents[1]
 H1_2 = REPO / 'robots' / 'h1_2' / 'h1_2.urdf'
@@ -128,7 +128,7 @@ def test_demo_rejects_a_bad_model(tmp_path):
     bad = tmp_path / 'bad.urdf'
     bad.write_text('<robot name="x"><joint name="j" type="fixed"><parent link="a"/>'
                    '<child link="b"/></joint></robot>')
-    proc = subprocess.run([sys.executable, '-m', 'urdf_state_py.demo', '--model', str(bad),
+    proc = subprocess.run([sys.executable, '-m', 'urdf_state_py.tools.demo', '--model', str(bad),
                            '--duration', '5'], capture_output=True, text=True, timeout=60,
                           cwd=REPO)
     assert proc.returncode == 2
@@ -147,7 +147,7 @@ def _own_domain_env():
 def _run_demo(*args, timeout=CAP_S + 30):
     pytest.importorskip('rclpy')
     env = _own_domain_env()
-    proc = subprocess.run([sys.executable, '-m', 'urdf_state_py.demo', *args],
+    proc = subprocess.run([sys.executable, '-m', 'urdf_state_py.tools.demo', *args],
                           capture_output=True, text=True, timeout=timeout, cwd=REPO, env=env)
     return proc, env
 
@@ -188,7 +188,7 @@ def test_demo_reports_a_dead_node_with_a_nonzero_exit():
     # The demo with its node replaced by a process that exits at once.
     proc = subprocess.run([sys.executable, '-c', (
         'import sys\n'
-        'import urdf_state_py.demo as d\n'
+        'import urdf_state_py.tools.demo.demo as d\n'
         'orig = d._Child.__init__\n'
         'def init(self, name, argv, *args, **kwargs):\n'
         '    if name == "node":\n'

@@ -4,11 +4,11 @@ import pytest
 
 pytest.importorskip('rclpy')
 
-from urdf_state_py.fast_path import FastPath  # noqa: E402
-from urdf_state_py.joint_states import JointStateMerger  # noqa: E402
-from urdf_state_py.kinematics import Kinematics  # noqa: E402
-from urdf_state_py.parsers import load_model  # noqa: E402
-from urdf_state_py.tf_publishing import MovingTransforms  # noqa: E402
+from urdf_state_py.node.fast_path import FastPath  # noqa: E402
+from urdf_state_py.node.joint_states import JointStateMerger  # noqa: E402
+from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
+from urdf_state_py.core.parsers import load_model  # noqa: E402
+from urdf_state_py.node.tf_publishing import MovingTransforms  # noqa: E402
 
 NS = 1_000_000_000
 

@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from urdf_state_py.joint_states import JointStateMerger, PublishThrottle, upstream_interval_ns
-from urdf_state_py.model import Joint, Limits, Link, Mimic, Model
+from urdf_state_py.node.joint_states import JointStateMerger, PublishThrottle, upstream_interval_ns
+from urdf_state_py.core.model import Joint, Limits, Link, Mimic, Model
 
 MS = 1_000_000
 S = 1_000_000_000

@@ -10,10 +10,10 @@ import math
 import numpy as np
 import pytest
 
-from urdf_state_py.errors import DescriptionError
-from urdf_state_py.kinematics import JointTransforms, Kinematics
-from urdf_state_py.model import Joint, JointType, Limits, Link, Mimic, Model, Origin
-from urdf_state_py.transforms import (compose_poses, matrix_to_quaternion, matrix_to_rpy,
+from urdf_state_py.core.errors import DescriptionError
+from urdf_state_py.core.kinematics import JointTransforms, Kinematics
+from urdf_state_py.core.model import Joint, JointType, Limits, Link, Mimic, Model, Origin
+from urdf_state_py.core.transforms import (compose_poses, matrix_to_quaternion, matrix_to_rpy,
                                       normalize_quaternion, quaternion_multiply,
                                       quaternion_rotate, quaternion_to_matrix,
                                       quaternion_to_rpy, rpy_to_matrix, rpy_to_quaternion,

@@ -38,13 +38,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from urdf_state_py.kinematics import Kinematics
-from urdf_state_py.model import JointType
+from urdf_state_py.core.kinematics import Kinematics
+from urdf_state_py.core.model import JointType
 
 pin = pytest.importorskip('pinocchio')
 
 try:
-    from urdf_state_py.parsers import load_model_file
+    from urdf_state_py.core.parsers import load_model_file
 except ImportError:   # the parsers land separately; without them there is nothing to load
     load_model_file = None
 
@@ -115,7 +115,7 @@ def pinocchio_configuration(pmodel, model, kin, q_effective):
 @pytest.mark.parametrize('relative', FILES)
 def test_link_poses_match_pinocchio(relative):
     if load_model_file is None:
-        pytest.skip('urdf_state_py.parsers.load_model_file is not available yet')
+        pytest.skip('urdf_state_py.core.parsers.load_model_file is not available yet')
     path = ROBOTS / relative
     if not path.is_file():
         pytest.skip(f'corpus file missing: {path}')
@@ -165,7 +165,7 @@ def test_mimic_rules_match_pinocchio_mimic_models(relative):
     the pose comparison above still covers them.
     """
     if load_model_file is None:
-        pytest.skip('urdf_state_py.parsers.load_model_file is not available yet')
+        pytest.skip('urdf_state_py.core.parsers.load_model_file is not available yet')
     path = ROBOTS / relative
     try:
         pmodel = pin.buildModelFromXML(path.read_text(encoding='utf-8'), True)

@@ -114,9 +114,9 @@ def test_launch_node_action_parameters(tmp_path):
 def _node_module():
     pytest.importorskip('rclpy')
     try:
-        from urdf_state_py import node as node_module
+        from urdf_state_py.node import state_publisher as node_module
     except ImportError as exc:   # the node cannot be imported: that is a failure
-        pytest.fail(f'urdf_state_py.node does not import: {exc}')
+        pytest.fail(f'urdf_state_py.node.state_publisher does not import: {exc}')
     return node_module
 
 

@@ -28,8 +28,8 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
-from urdf_state_py.node import UrdfStateNode  # noqa: E402
-from urdf_state_py.transforms import quaternion_to_matrix  # noqa: E402
+from urdf_state_py.node.state_publisher import UrdfStateNode  # noqa: E402
+from urdf_state_py.core.transforms import quaternion_to_matrix  # noqa: E402
 
 DEADLINE = 15.0
 ROBOTS = Path(__file__).resolve().parents[2] / 'shared' / 'robots'

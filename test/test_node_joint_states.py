@@ -10,8 +10,8 @@ import pytest
 
 from test_node_harness import (LATCHED, NodeUnderTest, compose_poses, transform_map,
                                wait_until)
-from urdf_state_py.kinematics import Kinematics
-from urdf_state_py.parsers import load_model
+from urdf_state_py.core.kinematics import Kinematics
+from urdf_state_py.core.parsers import load_model
 
 MS = 1_000_000
 S = 1_000_000_000

@@ -11,8 +11,8 @@ import pytest
 
 from test_node_harness import (NodeUnderTest, ROBOTS, compose_poses, transform_map,
                                wait_until)
-from urdf_state_py.kinematics import Kinematics
-from urdf_state_py.parsers import load_model
+from urdf_state_py.core.kinematics import Kinematics
+from urdf_state_py.core.parsers import load_model
 
 ROBOT_FILES = {
     'talos': 'example_robot_data/talos_data/robots/talos_full_v2.urdf',

@@ -8,9 +8,9 @@ from builtin_interfaces.msg import Time  # noqa: E402
 from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
-from urdf_state_py.kinematics import Kinematics  # noqa: E402
-from urdf_state_py.parsers import load_model  # noqa: E402
-from urdf_state_py.tf_publishing import MovingTransforms, cdr_padding, static_message  # noqa: E402,E501
+from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
+from urdf_state_py.core.parsers import load_model  # noqa: E402
+from urdf_state_py.node.tf_publishing import MovingTransforms, cdr_padding, static_message  # noqa: E402,E501
 
 
 @pytest.fixture(scope='module')

@@ -6,7 +6,7 @@ import textwrap
 import pytest
 
 from urdf_state_py import DescriptionError, Link, Model, Parser, ParserOption, ParserRegistry
-from urdf_state_py.parsers import UrdfXmlParser, XacroParser, default_registry, load_model
+from urdf_state_py.core.parsers import UrdfXmlParser, XacroParser, default_registry, load_model
 
 URDF = '<robot name="r"><link name="a"/></robot>'
 XACRO = ('<robot name="x" xmlns:xacro="http://www.ros.org/wiki/xacro">'
@@ -259,9 +259,9 @@ def test_plugin_from_a_real_entry_point(tmp_path, monkeypatch, caplog):
         'broken': 'plugin_pkg.does_not_exist:Nope',
         'notaparser': 'plugin_pkg.my_parser:Link',
         # Same name and class as the built-in: not a duplicate, no warning.
-        'urdf': 'urdf_state_py.parsers.urdf_xml:UrdfXmlParser',
+        'urdf': 'urdf_state_py.core.parsers.urdf_xml:UrdfXmlParser',
     })
-    with caplog.at_level(logging.WARNING, logger='urdf_state_py.parsers.registry'):
+    with caplog.at_level(logging.WARNING, logger='urdf_state_py.core.parsers.registry'):
         reg = ParserRegistry.from_entry_points()
     assert reg.names() == ('mine', 'urdf', 'xacro')
     warnings = [r.getMessage() for r in caplog.records]
@@ -280,7 +280,7 @@ def test_plugin_from_a_real_entry_point(tmp_path, monkeypatch, caplog):
 
 def test_plugin_cannot_replace_a_builtin(tmp_path, monkeypatch, caplog):
     _install_plugin(tmp_path, monkeypatch, {'xacro': 'plugin_pkg.my_parser:MyParser'})
-    with caplog.at_level(logging.WARNING, logger='urdf_state_py.parsers.registry'):
+    with caplog.at_level(logging.WARNING, logger='urdf_state_py.core.parsers.registry'):
         reg = ParserRegistry.from_entry_points()
     assert isinstance(reg.get('xacro'), XacroParser)
     assert any("'xacro'" in r.getMessage() and 'already registered' in r.getMessage()

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from urdf_state_py import DescriptionError, JointType, load_model, load_model_file
-from urdf_state_py.parsers import default_registry
+from urdf_state_py.core.parsers import default_registry
 
 
 def _corpus_dir() -> Path:

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from urdf_state_py import DescriptionError, JointType, load_model
-from urdf_state_py.parsers import UrdfXmlParser
+from urdf_state_py.core.parsers import UrdfXmlParser
 
 
 def robot(body, name='r'):

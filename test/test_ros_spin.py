@@ -8,7 +8,7 @@ import rclpy
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
-from urdf_state_py.ros_spin import make_executor, spin_until_shutdown
+from urdf_state_py.node.spin import make_executor, spin_until_shutdown
 
 HAS_EVENTS = importlib.util.find_spec('rclpy.experimental') is not None and hasattr(
     importlib.import_module('rclpy.experimental'), 'EventsExecutor')

@@ -3,9 +3,9 @@ import math
 
 import pytest
 
-from urdf_state_py.frame_tree import FrameTree, pick_frames
-from urdf_state_py.tf_screen import RateMeter, Stats, render, summary
-from urdf_state_py.transforms import compose_poses, quaternion_to_rpy, rpy_to_quaternion
+from urdf_state_py.tools.tf_view.frame_tree import FrameTree, pick_frames
+from urdf_state_py.tools.tf_view.tf_screen import RateMeter, Stats, render, summary
+from urdf_state_py.core.transforms import compose_poses, quaternion_to_rpy, rpy_to_quaternion
 
 Q0 = (0.0, 0.0, 0.0, 1.0)
 

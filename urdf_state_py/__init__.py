@@ -4,10 +4,10 @@ The core (model, parsers, kinematics) imports without ROS; the node lives in
 :mod:`urdf_state_py.node`.
 """
 
-from .errors import DescriptionError
-from .kinematics import JointTransforms, Kinematics
-from .model import Joint, JointType, Link, Model
-from .parsers import Parser, ParserOption, ParserRegistry, load_model, load_model_file
+from .core.errors import DescriptionError
+from .core.kinematics import JointTransforms, Kinematics
+from .core.model import Joint, JointType, Link, Model
+from .core.parsers import Parser, ParserOption, ParserRegistry, load_model, load_model_file
 
 __all__ = [
     'DescriptionError',

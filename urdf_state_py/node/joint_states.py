@@ -1,0 +1,398 @@
+"""Joint states in, "which transforms to publish" out: no ROS in here.
+
+:class:`JointStateMerger` keeps the robot's current variable vector and merges
+each incoming JointState (name/position lists, possibly a subset of the joints,
+possibly from one of several publishers) into it. It also applies
+robot_state_publisher's rate limit (``publish_frequency`` / ``ignore_timestamp``,
+see :class:`PublishThrottle`) and decides which movable joints the resulting
+``/tf`` message must hold: the joints named in the message plus the mimic joints
+that follow them (plus, on request, the joints that never received a state).
+
+Everything that deserves a log line comes back as data in an :class:`Update`
+(``warnings``: log once each; ``error``: the message was rejected, log
+throttled), so the node only logs and tests can assert on the text.
+
+Speed: a publisher repeats the same name list, so everything derived from a
+name list (index arrays, warnings, the joints to publish) is computed once per
+distinct list and cached (:class:`_Plan`); the per-message work is a few numpy
+operations.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from urdf_state_py.core.model import Model
+
+__all__ = ['JointStateMerger', 'PublishThrottle', 'Update', 'WarnOnce', 'upstream_interval_ns']
+
+#: Distinct name lists remembered; a publisher sending ever-changing lists
+#: only costs a cache rebuild, never unbounded memory.
+_PLAN_CACHE_SIZE = 64
+
+_NS = 1_000_000_000
+
+
+def upstream_interval_ns(frequency: float) -> int:
+    """The minimum interval between two publications of a joint, as upstream computes it.
+
+    robot_state_publisher truncates ``1000 / publish_frequency`` to whole
+    milliseconds; 0 (or less) means "no limit" here.
+    """
+    if frequency <= 0.0 or not math.isfinite(frequency):
+        return 0
+    return int(1000.0 / frequency) * 1_000_000
+
+
+@dataclass
+class Update:
+    """What one JointState message did.
+
+    ``publish``: publish ``joints`` now (False when rejected, rate-limited or
+    there was nothing of the model in the message). ``joints``: movable joint
+    names, in the model's topological order. ``warnings``: new, each to be
+    logged once. ``error``: why the whole message was rejected (log throttled).
+    """
+
+    publish: bool = False
+    joints: tuple[str, ...] = ()
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+class WarnOnce:
+    """Remembers keys already warned about; :meth:`new` filters them out."""
+
+    def __init__(self) -> None:
+        self._seen: set = set()
+
+    def new(self, keys: Iterable) -> list:
+        """The keys not seen before (in order), now marked as seen."""
+        fresh = []
+        for key in keys:
+            if key not in self._seen:
+                self._seen.add(key)
+                fresh.append(key)
+        return fresh
+
+    def reset(self) -> None:
+        self._seen.clear()
+
+
+class PublishThrottle:
+    """robot_state_publisher's rule for when a JointState is turned into /tf.
+
+    Upstream (``callbackJointState``): take the oldest last-publish stamp among
+    the message's joints (0 for a joint never published, and never later than
+    the node's clock "now"); publish when ``ignore_timestamp`` or when the
+    message stamp is at least that plus the interval (``1000/f`` ms, truncated
+    to whole ms). ``f = 0`` means no limit (upstream rejects 0).
+
+    Time going backwards resets every joint's last-publish stamp (bag played in
+    a loop), then the message is published: upstream detects it on the node's
+    clock; here a message stamp earlier than the last one published for one of
+    its joints counts too.
+    """
+
+    def __init__(self, n_variables: int, frequency: float = 20.0,
+                 ignore_timestamp: bool = False) -> None:
+        self._last = np.full(n_variables, -1, dtype=np.int64)  # -1: never published
+        self._last_now = -1
+        self._writes = 0   # bumped by every change of _last (see check_quiet)
+        self.frequency = frequency
+        self.ignore_timestamp = ignore_timestamp
+
+    @property
+    def frequency(self) -> float:
+        return self._frequency
+
+    @frequency.setter
+    def frequency(self, value: float) -> None:
+        self._frequency = float(value)
+        self._interval = upstream_interval_ns(self._frequency)
+
+    def reset(self) -> None:
+        """Forget every last-publish stamp."""
+        self._last.fill(-1)
+        self._writes += 1
+
+    def check(self, stamp_ns: int, indices: np.ndarray,
+              now_ns: int | None = None) -> tuple[bool, str | None]:
+        """(publish?, warning) for a message stamped ``stamp_ns`` about variables ``indices``."""
+        warning = None
+        if now_ns is not None:
+            if self._last_now > now_ns:
+                warning = 'Moved backwards in time (node clock), re-publishing joint transforms!'
+                self.reset()
+            self._last_now = now_ns
+        last = self._last[indices]
+        if warning is None and len(last) and stamp_ns < int(last.max()):
+            warning = ('Moved backwards in time (joint state stamp '
+                       f'{stamp_ns / _NS:.9f} s is earlier than the last one published, '
+                       f'{int(last.max()) / _NS:.9f} s), re-publishing joint transforms!')
+            self.reset()
+            return True, warning
+        if self.ignore_timestamp or self._interval == 0:
+            return True, warning
+        if warning is not None:
+            return True, warning
+        oldest = 0 if not len(last) or int(last.min()) < 0 else int(last.min())
+        if now_ns is not None:
+            oldest = min(oldest, now_ns)
+        return stamp_ns >= oldest + self._interval, None
+
+    def check_quiet(self, stamp_ns: int, indices: np.ndarray, now_ns: int,
+                    marked: tuple[int, int] | None = None) -> bool | None:
+        """:meth:`check` for the common case, without its warnings: None (and nothing
+        changed) when :meth:`check` would warn, else whether to publish.
+
+        ``marked``: what :meth:`mark` returned for the same ``indices``; while no
+        other mark or reset happened since, their stamps are known without numpy.
+        """
+        if self._last_now > now_ns:
+            return None
+        if marked is not None and marked[0] == self._writes:
+            newest = oldest = marked[1]
+        else:
+            last = self._last[indices]
+            newest, oldest = int(last.max()), int(last.min())
+        if stamp_ns < newest:
+            return None
+        self._last_now = now_ns
+        if self.ignore_timestamp or self._interval == 0:
+            return True
+        return stamp_ns >= min(max(oldest, 0), now_ns) + self._interval
+
+    def mark(self, stamp_ns: int, indices: np.ndarray) -> tuple[int, int]:
+        """Record that variables ``indices`` were published with stamp ``stamp_ns``.
+
+        Returns a token for :meth:`check_quiet` (``marked``).
+        """
+        self._last[indices] = stamp_ns
+        self._writes += 1
+        return self._writes, stamp_ns
+
+
+@dataclass
+class _Plan:
+    """Everything derived from one name list (see :meth:`JointStateMerger._plan`)."""
+
+    src: np.ndarray          # positions in the message to read ...
+    dst: np.ndarray          # ... into these variables of the state vector
+    src_joint: tuple[str, ...]  # the joint owning each read variable
+    driven: tuple[str, ...]  # joints set by the message (topological order)
+    joints: tuple[str, ...]  # driven + their mimic followers (topological order)
+    warnings: list[str]      # first-time warnings this name list produces
+    complete: bool = False   # all driven joints already marked as received
+    with_pending: tuple[int, tuple[str, ...]] | None = None  # (generation, joints + pending)
+
+
+class JointStateMerger:
+    """The current joint values of one model, merged from JointState messages.
+
+    ``variable_index`` maps every variable name (``model.variable_names``;
+    ``joint/x`` etc. for planar/floating joints, MoveIt style) to its index in
+    the state vector; ``defaults`` is the initial state vector.
+    """
+
+    def __init__(self, model: Model, variable_index: Mapping[str, int], defaults: np.ndarray,
+                 *, frequency: float = 20.0, ignore_timestamp: bool = False) -> None:
+        self.model = model
+        self.q = np.array(defaults, dtype=float, copy=True)
+        self._index = dict(variable_index)
+        self.throttle = PublishThrottle(len(self.q), frequency, ignore_timestamp)
+        self._order = {name: i for i, name in enumerate(model.joint_names)}
+        self._var_joint: dict[str, str] = {}
+        for joint in model.joints:
+            for var in joint.variable_names:
+                self._var_joint[var] = joint.name
+        # Mimic followers, transitively: master -> every joint moving with it.
+        direct: dict[str, list[str]] = {}
+        for joint in model.joints:
+            if joint.is_mimic:
+                direct.setdefault(joint.mimic.joint, []).append(joint.name)
+        self._followers: dict[str, tuple[str, ...]] = {}
+        for name in model.joint_names:
+            found, todo = [], list(direct.get(name, ()))
+            while todo:
+                child = todo.pop()
+                if child not in found:
+                    found.append(child)
+                    todo.extend(direct.get(child, ()))
+            self._followers[name] = tuple(found)
+        self._plans: dict[tuple[str, ...], _Plan] = {}
+        self._warned = WarnOnce()
+        self._received: set[str] = set()
+        self._generation = 0
+        self._pending_cache: tuple[int, tuple[str, ...]] | None = None
+
+    # -- introspection ------------------------------------------------------
+
+    def pending_joints(self) -> tuple[str, ...]:
+        """Movable joints that never received a state (a mimic joint: its master), in order."""
+        if self._pending_cache is None or self._pending_cache[0] != self._generation:
+            covered = set(self._received)
+            for name in self._received:
+                covered.update(self._followers[name])
+            pending = tuple(j.name for j in self.model.joints
+                            if j.is_movable and j.name not in covered)
+            self._pending_cache = (self._generation, pending)
+        return self._pending_cache[1]
+
+    def with_followers(self, joints: Iterable[str]) -> tuple[str, ...]:
+        """``joints`` plus the mimic joints that follow them, in topological order."""
+        chosen = set()
+        for name in joints:
+            chosen.add(name)
+            chosen.update(self._followers[name])
+        return tuple(sorted(chosen, key=self._order.__getitem__))
+
+    # -- the per-message entry point ------------------------------------------
+
+    def update(self, names: Sequence[str], positions: Sequence[float], stamp_ns: int = 0,
+               now_ns: int | None = None, include_pending: bool = False) -> Update:
+        """Merge one JointState (``name``, ``position``, header stamp in ns).
+
+        ``now_ns``: the node clock (for upstream's clock-went-backwards check).
+        ``include_pending``: also list the joints that never received a state
+        (``publish_default_positions``).
+        """
+        if len(names) != len(positions):
+            if len(positions) == 0:
+                first = names[0] if len(names) else ''
+                error = (f'Ignored a JointState message about joint(s) "{first}"(,...) whose '
+                         f'position member was empty ({len(names)} names).')
+            else:
+                error = (f'Ignored an invalid JointState message: {len(names)} names but '
+                         f'{len(positions)} positions.')
+            return Update(error=error)
+        key = tuple(names)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plan(key)
+        warnings = plan.warnings  # first-time warnings: returned once, then forgotten
+        if warnings:
+            plan.warnings = []
+        else:
+            warnings = []
+        if not len(plan.src):
+            return Update(warnings=warnings)
+
+        values = np.asarray(positions, dtype=float)[plan.src]
+        dst, joints, driven = plan.dst, plan.joints, plan.driven
+        if not np.isfinite(values).all():
+            bad = {plan.src_joint[i] for i in np.flatnonzero(~np.isfinite(values))}
+            for joint in self._warned.new(('non-finite', j) for j in sorted(bad)):
+                warnings.append(f"Ignored a non-finite position for joint '{joint[1]}' "
+                                '(reported once per joint).')
+            keep = np.array([j not in bad for j in plan.src_joint], dtype=bool)
+            values, dst = values[keep], dst[keep]
+            driven = tuple(j for j in driven if j not in bad)
+            joints = self.with_followers(driven)
+            if not len(dst):
+                return Update(warnings=warnings)
+
+        publish, warning = self.throttle.check(stamp_ns, dst, now_ns)
+        if warning:
+            warnings.append(warning)
+        if not publish:
+            return Update(warnings=warnings)
+        self.q[dst] = values
+        self.throttle.mark(stamp_ns, dst)
+        if not plan.complete or driven is not plan.driven:
+            self._mark_received(driven)
+            plan.complete = driven is plan.driven
+        if include_pending:
+            joints = self._add_pending(plan, joints)
+        return Update(publish=True, joints=joints, warnings=warnings)
+
+    # -- internals ------------------------------------------------------------
+
+    def _mark_received(self, driven: Iterable[str]) -> None:
+        fresh = set(driven) - self._received
+        if fresh:
+            self._received |= fresh
+            self._generation += 1
+
+    def _add_pending(self, plan: _Plan, joints: tuple[str, ...]) -> tuple[str, ...]:
+        pending = self.pending_joints()
+        if not pending:
+            return joints
+        if joints is plan.joints:
+            cached = plan.with_pending
+            if cached is None or cached[0] != self._generation:
+                plan.with_pending = cached = (
+                    self._generation,
+                    tuple(sorted(set(joints) | set(pending), key=self._order.__getitem__)))
+            return cached[1]
+        return tuple(sorted(set(joints) | set(pending), key=self._order.__getitem__))
+
+    def _plan(self, key: tuple[str, ...]) -> _Plan:
+        """Index arrays, first-time warnings and joints to publish for one name list."""
+        position_of: dict[str, int] = {}
+        for i, name in enumerate(key):
+            position_of[name] = i  # a repeated name: the last one wins
+        unknown, mimic, fixed = [], [], []
+        src, dst, src_joint = [], [], []
+        for name, i in position_of.items():
+            joint_name = self._var_joint.get(name)
+            if joint_name is None:
+                if name in self.model.joint_map:
+                    joint = self.model.joint_map[name]
+                    if joint.is_movable:  # a planar/floating joint by its bare name
+                        unknown.append(name)
+                    else:
+                        fixed.append(name)
+                else:
+                    unknown.append(name)
+                continue
+            joint = self.model.joint_map[joint_name]
+            if joint.is_mimic:
+                mimic.append(name)
+                continue
+            src.append(i)
+            dst.append(self._index[name])
+            src_joint.append(joint_name)
+        warnings = []
+        for name in self._warned.new(('unknown', n) for n in unknown):
+            name = name[1]
+            hint = ''
+            joint = self.model.joint_map.get(name)
+            if joint is not None:
+                hint = (f' ({joint.type.value} joint: send its variables '
+                        f'{", ".join(joint.variable_names)})')
+            warnings.append(f"Ignored joint '{name}': not a joint variable of robot "
+                            f"'{self.model.name}'{hint} (reported once).")
+        for name in self._warned.new(('mimic', n) for n in mimic):
+            master = self.model.joint_map[name[1]].mimic.joint
+            warnings.append(f"Ignored the value given for mimic joint '{name[1]}': it follows "
+                            f"joint '{master}' (reported once).")
+        for name in self._warned.new(('fixed', n) for n in fixed):
+            warnings.append(f"Ignored the value given for fixed joint '{name[1]}' "
+                            '(reported once).')
+        driven = tuple(sorted(set(src_joint), key=self._order.__getitem__))
+        plan = _Plan(src=np.array(src, dtype=np.intp), dst=np.array(dst, dtype=np.intp),
+                     src_joint=tuple(src_joint), driven=driven,
+                     joints=self.with_followers(driven), warnings=warnings)
+        if len(self._plans) >= _PLAN_CACHE_SIZE:
+            self._plans.clear()
+        self._plans[key] = plan
+        return plan
+
+    def settled_plan(self, names: tuple[str, ...]) -> _Plan | None:
+        """The plan of ``names`` once it has nothing left to report (for a fast path).
+
+        That is: its first-time warnings were returned, every joint it drives
+        has been marked as received (so :meth:`update` would only copy values,
+        check the rate limit and mark), and it reads at least one variable.
+        """
+        plan = self._plans.get(names)
+        if plan is None or plan.warnings or not len(plan.src):
+            return None
+        if not self._received.issuperset(plan.driven):
+            return None
+        return plan

@@ -1,0 +1,222 @@
+"""Load generator process: publishes JointState (or TFMessage, for the floor) at a pinned rate.
+
+Run as ``python -m urdf_state_py.tools.bench.driver SPEC.json`` with a loopback
+environment. ``SPEC.json``::
+
+    {"mode": "js", "topic": "joint_states", "names": [...], "lower": [...], "upper": [...]}
+    {"mode": "tf", "topic": "/tf", "parents": [...], "children": [...]}
+
+Protocol: JSON lines. Commands on stdin:
+
+- ``{"cmd": "run", "rate": R, "duration": D}``: publish for D seconds at R Hz
+  (``R <= 0``: as fast as possible);
+- ``{"cmd": "quit"}``.
+
+Events on stdout: ``{"event": "ready", ...}`` once a subscriber is matched,
+``{"event": "done", "sent": n, "t_first_ns": ..., "t_last_ns": ..., "elapsed": s,
+"cpu_s": ...}`` after each run.
+
+The rate is pinned with absolute ``perf_counter`` targets and ``time.sleep``
+of the remaining slack (no busy wait); a late message is sent at once, so the
+average rate holds even when single sleeps overshoot. ``JointState`` values
+random-walk within the joint limits; the stamp is ``time.time_ns()`` (the ROS
+system clock) at publish time. In ``tf`` mode (the floor) the TFMessage is
+serialised once and only its stamps are patched per message (``"raw": false``:
+fill the transforms and let rclpy serialise, which costs far more); the
+``ready`` event reports what fill + serialise would cost per message.
+"""
+
+from __future__ import annotations
+
+import array
+import json
+import math
+import sys
+import time
+
+import numpy as np
+
+from .common import command_lines
+
+
+def emit(**event) -> None:
+    sys.stdout.write(json.dumps(event) + '\n')
+    sys.stdout.flush()
+
+
+class JointStateSource:
+    def __init__(self, spec: dict, seed: int = 7):
+        from sensor_msgs.msg import JointState
+        self.msg = JointState()
+        self.msg.name = list(spec['names'])
+        lo = np.array(spec['lower'], float)
+        hi = np.array(spec['upper'], float)
+        lo = np.where(np.isfinite(lo), lo, -math.pi)
+        hi = np.where(np.isfinite(hi), hi, math.pi)
+        self.lo, self.hi = lo, hi
+        self.step = 0.01 * (hi - lo)
+        self.rng = np.random.default_rng(seed)
+        self.q = 0.5 * (lo + hi)
+        # precomputed noise, cycled: the driver must stay cheap
+        self.noise = self.rng.standard_normal((1024, len(lo))) * self.step
+        self.k = 0
+
+    def next(self, stamp_ns: int):
+        q = self.q + self.noise[self.k & 1023]
+        self.k += 1
+        np.clip(q, self.lo, self.hi, out=q)
+        self.q = q
+        self.msg.position = array.array('d', q.tobytes())
+        st = self.msg.header.stamp
+        st.sec, st.nanosec = divmod(stamp_ns, 1_000_000_000)
+        return self.msg
+
+
+class RawTfSource:
+    """The TFMessage serialised once; per message only the stamps are patched in the bytes.
+
+    The transport floor: what publishing a message of this size costs with no
+    FK and (almost) no Python message building.
+    """
+
+    SENTINEL = (0x5A17C0DE, 0x3A11ED)
+
+    def __init__(self, spec: dict, seed: int = 7):
+        from rclpy.serialization import serialize_message
+        import struct
+        inner = TfSource(spec, seed)
+        for t in inner.transforms:
+            t.header.stamp.sec, t.header.stamp.nanosec = self.SENTINEL
+        pattern = struct.pack('<iI', *self.SENTINEL)
+        data = serialize_message(inner.msg)
+        self.offsets = []
+        at = data.find(pattern)
+        while at >= 0:
+            self.offsets.append(at)
+            at = data.find(pattern, at + 1)
+        if len(self.offsets) != len(inner.transforms):
+            raise RuntimeError('cannot locate the stamps in the serialised TFMessage')
+        self.template = bytes(data)
+        self.pack = struct.Struct('<iI').pack_into
+        # what building + serialising the message in Python would cost instead
+        n = 200
+        t0 = time.perf_counter()
+        for _ in range(n):
+            serialize_message(inner.next(time.time_ns()))
+        self.msg_build_us = (time.perf_counter() - t0) / n * 1e6
+
+    def next(self, stamp_ns: int):
+        buf = bytearray(self.template)
+        sec, nsec = divmod(stamp_ns, 1_000_000_000)
+        pack = self.pack
+        for off in self.offsets:
+            pack(buf, off, sec, nsec)
+        return bytes(buf)
+
+
+class TfSource:
+    def __init__(self, spec: dict, seed: int = 7):
+        from geometry_msgs.msg import TransformStamped
+        from tf2_msgs.msg import TFMessage
+        rng = np.random.default_rng(seed)
+        n = len(spec['children'])
+        self.transforms = []
+        for parent, child in zip(spec['parents'], spec['children']):
+            t = TransformStamped()
+            t.header.frame_id = parent
+            t.child_frame_id = child
+            self.transforms.append(t)
+        self.msg = TFMessage(transforms=self.transforms)
+        quat = rng.standard_normal((16, n, 4))
+        quat /= np.linalg.norm(quat, axis=-1, keepdims=True)
+        self.values = [(rng.standard_normal((n, 3)).tolist(), quat[i].tolist()) for i in range(16)]
+        self.k = 0
+
+    def next(self, stamp_ns: int):
+        xyz, xyzw = self.values[self.k & 15]
+        self.k += 1
+        sec, nsec = divmod(stamp_ns, 1_000_000_000)
+        for t, p, r in zip(self.transforms, xyz, xyzw):
+            t.header.stamp.sec = sec
+            t.header.stamp.nanosec = nsec
+            tr = t.transform.translation
+            tr.x, tr.y, tr.z = p
+            ro = t.transform.rotation
+            ro.x, ro.y, ro.z, ro.w = r
+        return self.msg
+
+
+def run_rate(pub, source, rate: float, duration: float) -> dict:
+    publish = pub.publish
+    nxt = source.next
+    now_ns = time.time_ns
+    perf = time.perf_counter
+    sent = 0
+    t_first = t_last = None
+    cpu0 = time.process_time()
+    t0 = perf()
+    end = t0 + duration
+    # Paced: message k at t0 + k / rate (catching up after a late one); max: until ``end``.
+    period = 1.0 / rate if rate > 0 else 0.0
+    n_total = max(1, int(round(duration * rate))) if rate > 0 else None
+    k = 0
+    while (k < n_total) if n_total is not None else (perf() < end):
+        if period:
+            slack = t0 + k * period - perf()
+            if slack > 0:
+                time.sleep(slack)
+        stamp = now_ns()
+        publish(nxt(stamp))
+        if t_first is None:
+            t_first = stamp
+        t_last = stamp
+        sent += 1
+        k += 1
+    elapsed = perf() - t0
+    return {'sent': sent, 't_first_ns': t_first, 't_last_ns': t_last, 'elapsed': elapsed,
+            'cpu_s': time.process_time() - cpu0, 'rate': rate}
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    with open(argv[0], encoding='utf-8') as f:
+        spec = json.load(f)
+    from .common import ensure_loopback
+    ensure_loopback()
+    import rclpy
+    from rclpy.qos import QoSProfile, ReliabilityPolicy, HistoryPolicy
+    rclpy.init(args=['--ros-args', '--disable-rosout-logs'])
+    node = rclpy.create_node(f'bench_driver_{spec["mode"]}')
+    if spec['mode'] == 'js':
+        from sensor_msgs.msg import JointState
+        source = JointStateSource(spec)
+        msg_type = JointState
+    else:
+        from tf2_msgs.msg import TFMessage
+        source = RawTfSource(spec) if spec.get('raw', True) else TfSource(spec)
+        msg_type = TFMessage
+    # reliable (tf2's QoS for /tf; compatible with a best-effort subscriber too)
+    qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                     history=HistoryPolicy.KEEP_LAST)
+    pub = node.create_publisher(msg_type, spec.get('topic', 'joint_states'), qos)
+    deadline = time.monotonic() + float(spec.get('match_timeout', 30.0))
+    while pub.get_subscription_count() < int(spec.get('min_subscribers', 1)):
+        if time.monotonic() > deadline:
+            emit(event='error', error='no subscriber matched')
+            return 2
+        time.sleep(0.01)
+    emit(event='ready', subscribers=pub.get_subscription_count(),
+         msg_build_us=getattr(source, 'msg_build_us', None))
+    try:
+        for cmd in command_lines(sys.stdin):
+            if cmd.get('cmd') == 'run':
+                emit(event='done', **run_rate(pub, source, float(cmd.get('rate', 0)),
+                                              float(cmd.get('duration', 1.0))))
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

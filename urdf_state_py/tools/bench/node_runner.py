@@ -1,0 +1,31 @@
+"""The node's real entry point under cProfile (bench only).
+
+``URDF_STATE_BENCH_CPROFILE=FILE python -m urdf_state_py.tools.bench.node_runner --ros-args ...``
+runs :func:`urdf_state_py.node.state_publisher.main` (executor chosen as for users, by
+``URDF_STATE_EXECUTOR``) with cProfile timing the main thread's CPU, and writes
+the stats to FILE when the node ends (SIGINT). Without profiling the bench
+starts ``python -m urdf_state_py.node`` itself.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import os
+import sys
+import time
+
+
+def main(argv=None) -> int:
+    from urdf_state_py.node.state_publisher import main as node_main
+    prof = cProfile.Profile(time.thread_time)  # CPU of the spinning (main) thread
+    prof.enable()
+    try:
+        node_main(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        prof.disable()
+        prof.dump_stats(os.environ['URDF_STATE_BENCH_CPROFILE'])
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""Receiving end: subscribes to ``/tf`` and measures stamp -> receipt latency.
+
+Run as ``python -m urdf_state_py.tools.bench.sink [--topic /tf] [--executor events|single]``
+with a loopback environment. The subscription is raw (serialized CDR): the
+callback only records the receipt time (``time.time_ns()``, the same clock the
+driver stamps with) and reads the first transform's stamp and the transform
+count straight out of the CDR bytes, so the sink stays cheap and is not the
+bottleneck. QoS: reliable, keep-last 100 (what tf2's TransformListener uses).
+
+JSON-lines protocol, commands on stdin:
+
+- ``{"cmd": "report", "since_ns": a, "until_ns": b}``: statistics of the
+  messages whose stamp lies in [a, b], then forget everything received so far;
+- ``{"cmd": "count"}``: messages received since the last report;
+- ``{"cmd": "quit"}``.
+
+Events on stdout: ``{"event": "ready"}``, ``{"event": "report", ...}``,
+``{"event": "count", ...}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import struct
+import sys
+import threading
+import time
+
+from .common import command_lines
+
+_HEAD = struct.Struct('<Iii')  # sequence length, first stamp sec, nanosec (after 4-byte CDR header)
+
+
+def emit(**event) -> None:
+    sys.stdout.write(json.dumps(event) + '\n')
+    sys.stdout.flush()
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.items: list[tuple[int, bytes]] = []
+        self.lock = threading.Lock()
+
+    def callback(self, data: bytes) -> None:
+        self.items.append((time.time_ns(), data[:16]))
+
+    def take(self) -> list[tuple[int, bytes]]:
+        with self.lock:
+            items, self.items = self.items, []
+        return items
+
+
+def _stats(items, since_ns: int | None, until_ns: int | None) -> dict:
+    lat = []
+    stamps = set()
+    n_tf = {}
+    outside = 0
+    for recv, head in items:
+        if len(head) < 16:
+            continue
+        n, sec, nsec = _HEAD.unpack_from(head, 4)
+        if n == 0:
+            continue
+        stamp = sec * 1_000_000_000 + nsec
+        if (since_ns is not None and stamp < since_ns) or (until_ns is not None and stamp > until_ns):
+            outside += 1
+            continue
+        stamps.add(stamp)
+        lat.append(recv - stamp)
+        n_tf[n] = n_tf.get(n, 0) + 1
+    lat.sort()
+
+    def pct(p):
+        if not lat:
+            return None
+        k = max(0, min(len(lat) - 1, int(round(p / 100.0 * len(lat) + 0.5)) - 1))
+        return lat[k] / 1e3  # µs
+
+    return {'received': len(lat), 'unique_stamps': len(stamps), 'outside': outside,
+            'lat_p50_us': pct(50), 'lat_p99_us': pct(99), 'lat_max_us': pct(100),
+            'n_tf': max(n_tf, key=n_tf.get) if n_tf else None}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--topic', default='/tf')
+    ap.add_argument('--executor', default='single', choices=('single', 'events'))
+    args = ap.parse_args(argv)
+    from .common import ensure_loopback
+    ensure_loopback()
+    import rclpy
+    from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+    from tf2_msgs.msg import TFMessage
+    rclpy.init(args=['--ros-args', '--disable-rosout-logs'])
+    node = rclpy.create_node('bench_sink')
+    rec = Recorder()
+    qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                     history=HistoryPolicy.KEEP_LAST)
+    node.create_subscription(TFMessage, args.topic, rec.callback, qos, raw=True)
+    if args.executor == 'events':
+        from rclpy.experimental import EventsExecutor
+        executor = EventsExecutor()
+    else:
+        from rclpy.executors import SingleThreadedExecutor
+        executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    stop = threading.Event()
+
+    def control():
+        try:
+            for cmd in command_lines(sys.stdin):
+                what = cmd.get('cmd')
+                if what == 'count':
+                    emit(event='count', received=len(rec.items))
+                elif what == 'report':
+                    items = rec.take()
+                    emit(event='report', total=len(items),
+                         **_stats(items, cmd.get('since_ns'), cmd.get('until_ns')))
+        finally:
+            stop.set()
+            # wake the executor
+            try:
+                executor.wake() if hasattr(executor, 'wake') else None
+            except Exception:  # noqa: BLE001
+                pass
+
+    thread = threading.Thread(target=control, daemon=True)
+    thread.start()
+    emit(event='ready')
+    try:
+        while not stop.is_set() and rclpy.ok():
+            executor.spin_once(timeout_sec=0.05)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

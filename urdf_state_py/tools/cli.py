@@ -1,0 +1,366 @@
+"""``urdf_state_check``: inspect a robot description from the shell, without ROS.
+
+When robot_state_publisher rejects a description, or publishes a frame in the
+wrong place, the user's questions are "which parser took my file, and why does
+it fail?", "what tree did it build?" and "where does this link end up for these
+joint values?". This command answers them with the same parsers and
+kinematics the node uses, but with no ROS import, so it works on any machine
+with the package's Python dependencies and gives the identical verdict.
+
+Subcommands (``python -m urdf_state_py ...`` or ``urdf_state_check ...``):
+
+* ``check FILE`` -- parser choice (with every parser's ``might_handle``
+  score), robot name, root, counts and the link tree;
+* ``fk FILE`` -- root-relative pose of links for given joint values;
+* ``parsers`` -- the registered parsers and their options.
+
+Exit status: 0 on success, 1 when the description is invalid (the message,
+never a traceback, goes to stderr as ``error: ...``), 2 for command-line
+mistakes (bad syntax, unknown joint variable or link).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import math
+import operator
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+from urdf_state_py.core.errors import DescriptionError
+from urdf_state_py.core.model import JointType, Model
+from urdf_state_py.core.parsers import Parser, ParserRegistry, default_registry
+from urdf_state_py.core.parsers._xml import decode
+
+#: Exit statuses (2 is also what argparse uses for its own usage errors).
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+
+PROG = 'urdf_state_check'
+
+
+class UsageError(Exception):
+    """A command-line mistake found after argparse (e.g. a misspelt joint name).
+
+    Kept apart from :class:`DescriptionError` so that "your file is broken"
+    (exit 1) and "your command is wrong" (exit 2) stay distinguishable in scripts.
+    """
+
+
+# ------------------------------------------------------------------ loading
+
+
+def _read_input(path: str) -> bytes:
+    """The description's bytes; ``-`` reads stdin so xacro output can be piped in."""
+    if path == '-':
+        return sys.stdin.buffer.read()
+    try:
+        with open(path, 'rb') as stream:
+            return stream.read()
+    except OSError as exc:
+        raise DescriptionError(f"cannot read '{path}': {exc.strerror}") from None
+
+
+def _parser_options(parser: Parser, args: argparse.Namespace, path: str) -> dict[str, Any]:
+    """Map the xacro-style flags onto the chosen parser's declared options.
+
+    Only options the parser declares are passed (a parser rejects unknown
+    ones); flags the chosen parser cannot use are reported rather than
+    silently dropped, because a user who passes ``--xacro-arg`` to a file that
+    was detected as plain URDF is most likely debugging exactly that mismatch.
+    """
+    declared = {option.name for option in parser.options}
+    options: dict[str, Any] = {}
+    for flag, option, values in (('--xacro-arg', 'args', args.xacro_arg),
+                                 ('--package-path', 'package_paths', args.package_path)):
+        if not values:
+            continue
+        if option in declared:
+            options[option] = list(values)
+        else:
+            _warn(f"{flag} ignored: parser '{parser.name}' has no '{option}' option")
+    if 'base_dir' in declared:
+        # Same rule as ParserRegistry.parse_file: relative includes resolve
+        # against the file's folder (stdin: the current directory).
+        options['base_dir'] = os.getcwd() if path == '-' else \
+            os.path.dirname(os.path.abspath(path))
+    return options
+
+
+def _load(args: argparse.Namespace, registry: ParserRegistry
+          ) -> tuple[Model, str, dict[str, int], int]:
+    """Parse ``args.file`` and return the model plus how the parser was chosen.
+
+    Returns ``(model, parser_name, scores, data_length)``; the scores are
+    computed even when ``--parser`` forces a parser, since "would auto-detection
+    have picked the same one?" is a common debugging question.
+    """
+    # Decode once, as the registry does, so scores and the "not mine"
+    # threshold (len(text)) are the numbers the registry compared.
+    data = decode(_read_input(args.file))
+    scores = registry.scores(data)
+    length = len(data)
+    name = registry.select(data) if args.parser == 'auto' else args.parser
+    parser = registry.get(name)
+    model = registry.parse(data, name, _parser_options(parser, args, args.file))
+    return model, name, scores, length
+
+
+# ------------------------------------------------------------------ check
+
+
+def _tree_lines(model: Model) -> list[str]:
+    """The link tree, one indented line per link, each child naming its joint.
+
+    Depth-first so a subtree reads contiguously (the model's own joint order is
+    breadth-first, which scatters a limb across the listing).
+    """
+    by_parent: dict[str, list] = {}
+    for joint in model.joints:
+        by_parent.setdefault(joint.parent, []).append(joint)
+    lines = [f'  {model.root}']
+    stack = [(joint, 2) for joint in reversed(by_parent.get(model.root, []))]
+    while stack:
+        joint, depth = stack.pop()
+        detail = joint.type.value
+        if joint.is_mimic:
+            detail += f', mimics {joint.mimic.joint}'
+        lines.append(f"{'  ' * depth}{joint.child}  <- {joint.name} ({detail})")
+        stack.extend((child, depth + 1) for child in reversed(by_parent.get(joint.child, [])))
+    return lines
+
+
+def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+    """Print what the parser made of the file: the first thing to look at when
+    the node refuses a description or publishes unexpected frames."""
+    registry = default_registry()
+    model, name, scores, length = _load(args, registry)
+    how = 'auto-detected' if args.parser == 'auto' else 'forced by --parser'
+    print(f'parser: {name} ({how})', file=out)
+    print(f'might_handle scores (lowest wins, >= {length} = not mine):', file=out)
+    width = max(len(n) for n in scores)
+    for parser_name, score in sorted(scores.items()):
+        mark = '  (not mine)' if score >= length else ''
+        print(f'  {parser_name:<{width}}  {score}{mark}', file=out)
+    print(f'robot: {model.name}', file=out)
+    print(f'root: {model.root}', file=out)
+    print(f'links: {len(model.links)}', file=out)
+    by_type = {t: sum(1 for j in model.joints if j.type is t) for t in JointType}
+    counts = ', '.join(f'{t.value} {n}' for t, n in by_type.items() if n)
+    print(f'joints: {len(model.joints)}' + (f' ({counts})' if counts else ''), file=out)
+    mimic = model.mimic_joint_names
+    print(f'mimic joints: {len(mimic)}' + (f" ({', '.join(mimic)})" if mimic else ''), file=out)
+    active_vars = [v for j in model.active_joint_names for v in model.joint(j).variable_names]
+    print(f'active joints: {len(model.active_joint_names)}, '
+          f'active variables: {len(active_vars)}', file=out)
+    print('tree:', file=out)
+    for line in _tree_lines(model):
+        print(line, file=out)
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------ fk
+
+_BINARY: dict[type, Callable[[float, float], float]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.Pow: operator.pow,
+}
+_UNARY: dict[type, Callable[[float], float]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_NAMES = {'pi': math.pi, 'tau': math.tau, 'inf': math.inf, 'nan': math.nan}
+
+
+def parse_number(text: str) -> float:
+    """A joint value: a float or a small arithmetic expression such as ``-pi/2``.
+
+    Angles are naturally written in terms of pi, and typing 1.5707963267948966
+    by hand is error prone; the expression is evaluated from its syntax tree
+    (numbers, pi/tau/inf/nan, + - * / **), never with ``eval``.
+    """
+    def value(node: ast.AST) -> float:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+                and not isinstance(node.value, bool):
+            return float(node.value)
+        if isinstance(node, ast.Name) and node.id in _NAMES:
+            return _NAMES[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            return _BINARY[type(node.op)](value(node.left), value(node.right))
+        if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+            return _UNARY[type(node.op)](value(node.operand))
+        raise ValueError
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        return value(ast.parse(text.strip(), mode='eval').body)
+    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError, RecursionError):
+        raise UsageError(f"'{text}' is not a number (use e.g. 0.5, -pi/2, 3*pi/4)") from None
+
+
+def _parse_assignments(items: Sequence[str]) -> dict[str, float]:
+    """``--set name=value`` flags as a dict (the last one wins, like on most CLIs)."""
+    values: dict[str, float] = {}
+    for item in items:
+        name, sep, text = item.partition('=')
+        if not sep or not name.strip():
+            raise UsageError(f"--set '{item}' is not of the form name=value")
+        values[name.strip()] = parse_number(text)
+    return values
+
+
+def _fmt(values: Sequence[float], digits: int) -> str:
+    """Fixed-width numbers with -0 shown as 0, so outputs diff cleanly."""
+    return '  '.join(f'{(v + 0.0 if round(v, digits) != 0 else 0.0):{digits + 5}.{digits}f}'
+                     for v in values)
+
+
+def _cmd_fk(args: argparse.Namespace, out: TextIO) -> int:
+    """Print root-relative link poses for chosen joint values.
+
+    Poses are relative to the root link -- the same numbers ``tf2_echo <root>
+    <link>`` shows for a running node -- so the two can be compared directly.
+    """
+    from urdf_state_py.core.kinematics import Kinematics  # noqa: PLC0415 (numpy only needed here)
+    from urdf_state_py.core.transforms import matrix_to_quaternion, matrix_to_rpy  # noqa: PLC0415
+
+    model, _, _, _ = _load(args, default_registry())
+    values = _parse_assignments(args.set or [])
+    kinematics = Kinematics(model)
+    unknown = [name for name in values if name not in kinematics.variable_index]
+    if unknown:
+        known = ', '.join(kinematics.variable_names) or 'none (no movable joints)'
+        raise UsageError(f"unknown joint variable(s): {', '.join(unknown)} (known: {known})")
+    links = list(dict.fromkeys(args.link)) if args.link else list(model.link_names)
+    missing = [link for link in links if link not in model.link_names]
+    if missing:
+        raise UsageError(f"unknown link(s): {', '.join(missing)} "
+                         f"(known: {', '.join(model.link_names)})")
+
+    q = kinematics.positions(values)
+    q_effective, clamped = kinematics.resolve(q, ignore_limits=args.ignore_limits)
+    if clamped:
+        detail = ', '.join(
+            f'{name} ({q[kinematics.variable_index[name]]:g} -> '
+            f'{q_effective[kinematics.variable_index[name]]:g})'
+            if name in values else
+            f'{name} (-> {q_effective[kinematics.variable_index[name]]:g})'
+            for name in clamped)
+        _warn(f'joint value(s) clamped to their limits: {detail} '
+              '(--ignore-limits to use the raw values)')
+    poses = kinematics.link_poses_resolved(q_effective)
+    index = {name: i for i, name in enumerate(model.link_names)}
+    digits = args.digits
+    print(f'robot: {model.name}  root: {model.root}', file=out)
+    for link in links:
+        pose = poses[index[link]]
+        quaternion = matrix_to_quaternion(pose[:3, :3])
+        print(link, file=out)
+        print(f'  xyz   {_fmt(pose[:3, 3], digits)}', file=out)
+        print(f'  rpy   {_fmt(matrix_to_rpy(pose), digits)}', file=out)
+        print(f'  xyzw  {_fmt(quaternion, digits)}', file=out)
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------ parsers
+
+
+def _type_name(option_type: type) -> str:
+    """The option's type as a user writes it in a ROS parameter file."""
+    return 'list[str]' if option_type is list else option_type.__name__
+
+
+def _cmd_parsers(args: argparse.Namespace, out: TextIO) -> int:
+    """List parsers and options: what ``--parser`` accepts and which ROS
+    parameters (``<parser>.<option>``) the node declares for them."""
+    registry = default_registry()
+    for parser in registry:
+        cls = type(parser)
+        print(f'{parser.name}  ({cls.__module__}.{cls.__qualname__})', file=out)
+        if not parser.options:
+            print('  (no options)', file=out)
+        for option in parser.options:
+            print(f'  {option.name}  type={_type_name(option.type)}  '
+                  f'default={option.default!r}', file=out)
+            if option.description:
+                print(f'      {option.description}', file=out)
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------ entry point
+
+
+def _warn(message: str) -> None:
+    print(f'warning: {message}', file=sys.stderr)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse tree (public so tests and docs can introspect it)."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description='Inspect a robot description with the urdf_state_py parsers and '
+                    'kinematics (no ROS needed).')
+    sub = parser.add_subparsers(dest='command', metavar='COMMAND', required=True)
+
+    load = argparse.ArgumentParser(add_help=False)
+    load.add_argument('file', metavar='FILE', help="robot description file ('-' = stdin)")
+    load.add_argument('--parser', default='auto', metavar='NAME',
+                      help="parser to use (default: auto; see the 'parsers' command)")
+    load.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
+                      help='xacro argument (repeatable)')
+    load.add_argument('--package-path', action='append', default=[], metavar='PKG=/PATH',
+                      help='location of a package for $(find PKG) (repeatable)')
+
+    check = sub.add_parser('check', parents=[load], help='parse and summarise a description',
+                           description='Parse FILE and print the parser chosen, counts and '
+                                       'the link tree.')
+    check.set_defaults(func=_cmd_check)
+
+    fk = sub.add_parser('fk', parents=[load], help='root-relative link poses',
+                        description='Print the root-relative pose of links for given '
+                                    'joint values (others take their defaults).')
+    fk.add_argument('--set', action='append', default=[], metavar='NAME=VALUE',
+                    help='joint variable value, e.g. elbow=-pi/2 (repeatable)')
+    fk.add_argument('--link', action='append', default=[], metavar='LINK',
+                    help='link to print (repeatable; default: all)')
+    fk.add_argument('--ignore-limits', action='store_true',
+                    help='do not clamp bounded joints into their limits')
+    fk.add_argument('--digits', type=int, default=6, choices=range(0, 17), metavar='N',
+                    help='decimals to print (default: 6)')
+    fk.set_defaults(func=_cmd_fk)
+
+    parsers = sub.add_parser('parsers', help='list registered parsers and their options')
+    parsers.set_defaults(func=_cmd_parsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and return the exit status (the console script exits with it).
+
+    Errors are turned into one ``error: ...`` line because the audience is a
+    user fixing a file, for whom a traceback is noise.
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args, sys.stdout)
+    except DescriptionError as exc:
+        print(f'error: {exc}', file=sys.stderr)
+        return EXIT_INVALID
+    except UsageError as exc:
+        print(f'error: {exc}', file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        # `urdf_state_check check big.urdf | head`: not an error worth reporting.
+        try:
+            sys.stdout = open(os.devnull, 'w')  # noqa: SIM115 (silence flush at exit)
+        except OSError:
+            pass
+        return EXIT_OK
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,330 @@
+"""The urdf_state demo: state publisher + joint sweeper + terminal TF viewer.
+
+``python -m urdf_state_py.tools.demo [--model PATH] [--xacro-arg n:=v] [--duration S] [--rate HZ]``
+(console script ``urdf_state_demo``)
+
+Starts three separate processes on a loopback-only ROS graph:
+
+1. the state publisher, ``python -m urdf_state_py.node --ros-args --params-file F``
+   (the description travels in a parameters file: a 50 kB URDF does not belong
+   on a command line);
+2. the joint-state source, ``python -m urdf_state_py.tools.demo.sweep`` (every active
+   joint swept within its limits);
+3. the TF viewer, ``python -m urdf_state_py.tools.tf_view``, in the foreground: its
+   screen is the demo's output.
+
+The model defaults to the bundled Unitree H1_2 humanoid. Ctrl-C or
+``--duration`` ends all three (SIGINT, wait, then terminate). The viewer
+closes with a summary (``58/58 frames of the model's links arrived``); the demo
+exits 0 when every link's frame arrived and 1 otherwise (2: bad arguments or
+model, 3: a helper process died). ``--until-complete`` stops as soon as every
+frame has arrived (``--duration`` is then a cap), which is what the tests use.
+
+The node's and the sweeper's output goes to log files in a temporary folder,
+kept (and named) only when something went wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from urdf_state_py.node.ros_env import ensure_loopback
+from ..xacro_args import load_model_file_with_args
+
+PACKAGE = 'urdf_state_py'
+DEFAULT_ROBOT = Path('robots') / 'h1_2' / 'h1_2.urdf'
+STOP_TIMEOUT = 4.0      # seconds a child gets to end after SIGINT (then SIGTERM, 2 s, SIGKILL)
+VIEWER_GRACE = 1.5      # after Ctrl-C, seconds before the viewer gets a SIGINT of its own
+
+
+def default_model_path() -> Path | None:
+    """The bundled H1_2 URDF: source tree first, then the installed share folder."""
+    candidates = [Path(__file__).resolve().parents[3] / DEFAULT_ROBOT]
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        candidates.append(Path(get_package_share_directory(PACKAGE)) / DEFAULT_ROBOT)
+    except Exception:  # noqa: BLE001 - ament_index absent or package not indexed
+        pass
+    # pip/setuptools installs data_files below sys.prefix.
+    candidates.append(Path(sys.prefix) / 'share' / PACKAGE / DEFAULT_ROBOT)
+    for path in candidates:
+        if path.is_file():
+            return path
+    return None
+
+
+def write_params_file(folder: Path, *, description: str, model_path: Path,
+                      xacro_args: Sequence[str], frame_prefix: str = '') -> Path:
+    """A ``/**: ros__parameters:`` file for the node (read by rcl's YAML parser).
+
+    Empty string arrays are left out: rcl cannot type an empty YAML sequence.
+    """
+    import yaml
+
+    params: dict = {'robot_description': description}
+    if frame_prefix:
+        params['frame_prefix'] = frame_prefix
+    xacro = {'base_dir': str(model_path.parent)}
+    if xacro_args:
+        xacro['args'] = list(xacro_args)
+    params['xacro'] = xacro
+    path = folder / 'urdf_state_params.yaml'
+    path.write_text(yaml.safe_dump({'/**': {'ros__parameters': params}}, allow_unicode=True,
+                                   default_flow_style=False, width=1 << 30), encoding='utf-8')
+    return path
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog='urdf_state_demo',
+        description='Run the state publisher on a robot with swept joints and watch its TF '
+                    'tree in the terminal (three processes, loopback-only DDS).')
+    p.add_argument('--model', type=Path, default=None,
+                   help='URDF or xacro file (default: the bundled Unitree H1_2)')
+    p.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
+                   help='xacro argument (repeatable)')
+    p.add_argument('--duration', type=float, default=None,
+                   help='seconds to run (default: until Ctrl-C)')
+    p.add_argument('--until-complete', action='store_true',
+                   help='stop as soon as every link\'s frame has arrived '
+                        '(with --duration as a cap)')
+    p.add_argument('--rate', type=float, default=50.0, help='joint state rate in Hz (default 50)')
+    p.add_argument('--frame-prefix', default='', help='frame_prefix parameter of the node')
+    p.add_argument('--frames', default='',
+                   help='comma-separated frames whose pose the viewer shows')
+    p.add_argument('--plain', action='store_true', help='no ANSI screen clearing in the viewer')
+    return p
+
+
+class _Child:
+    """One helper process; ``log``: file for its stdout+stderr (None: inherit the terminal).
+
+    ``ignore_sigint``: start it with SIGINT ignored (inherited across exec), for
+    a child that re-enables SIGINT itself once it can handle it (the viewer:
+    a Ctrl-C while it is still importing must not print a traceback).
+    """
+
+    def __init__(self, name: str, argv: list[str], env: dict, log: Path | None,
+                 ignore_sigint: bool = False) -> None:
+        self.name = name
+        self.log = log
+        self._log_file = open(log, 'wb') if log is not None else None  # noqa: SIM115
+        out = self._log_file if self._log_file is not None else None
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignore_sigint else None
+        try:
+            self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                         stderr=subprocess.STDOUT if out is not None else None)
+        finally:
+            if ignore_sigint:
+                signal.signal(signal.SIGINT, previous)
+
+    def running(self) -> bool:
+        return self.proc.poll() is None
+
+    def stop(self) -> int:
+        """SIGINT, wait; SIGTERM, wait; SIGKILL. Returns the exit code."""
+        t0 = time.monotonic()
+        for sig, patience in ((signal.SIGINT, STOP_TIMEOUT), (signal.SIGTERM, 2.0)):
+            if self.proc.poll() is not None:
+                break
+            try:
+                self.proc.send_signal(sig)
+                self.proc.wait(patience)
+            except subprocess.TimeoutExpired:
+                continue
+            except ProcessLookupError:
+                break
+        if self.proc.poll() is None:
+            self.proc.kill()
+        code = self.proc.wait()
+        if os.environ.get('URDF_STATE_DEMO_DEBUG'):
+            print(f'[demo] {self.name} ended with {code} after {time.monotonic() - t0:.2f} s',
+                  file=sys.stderr)
+        if self._log_file is not None:
+            self._log_file.close()
+        return code
+
+    def tail(self, lines: int = 15) -> str:
+        if self.log is None or not self.log.is_file():
+            return ''
+        text = self.log.read_text(errors='replace').rstrip().splitlines()
+        return '\n'.join('    ' + line for line in text[-lines:])
+
+
+class _Signals:
+    """Records SIGINT/SIGTERM/SIGHUP instead of raising in the middle of a wait.
+
+    (A KeyboardInterrupt raised inside ``Popen.wait`` can leave the Popen's
+    internal lock held, and the next wait then blocks forever.)
+    """
+
+    HANDLED = tuple(s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, 'SIGHUP', None))
+                    if s is not None)
+
+    def __init__(self) -> None:
+        self.received: list[int] = []
+        self._previous = {}
+
+    def _handler(self, signum, frame) -> None:  # noqa: ARG002
+        self.received.append(signum)
+
+    def __enter__(self) -> '_Signals':
+        for sig in self.HANDLED:
+            self._previous[sig] = signal.signal(sig, self._handler)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)
+
+    @property
+    def interrupted(self) -> bool:
+        """Ctrl-C: the terminal sent SIGINT to the whole process group, viewer included."""
+        return signal.SIGINT in self.received
+
+    @property
+    def terminated(self) -> bool:
+        """SIGTERM/SIGHUP: only this process got it; the children must be told."""
+        return any(sig != signal.SIGINT for sig in self.received)
+
+
+def _sleep_until(predicate, timeout: float, step: float = 0.05) -> bool:
+    """Poll ``predicate`` until it holds or ``timeout`` passes (no blocking waits)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(step)
+    return True
+
+
+def run(args: argparse.Namespace) -> int:
+    model_path = args.model or default_model_path()
+    if model_path is None:
+        print(f'urdf_state_demo: the bundled robot {DEFAULT_ROBOT} was not found; '
+              'pass --model PATH', file=sys.stderr)
+        return 2
+    model_path = Path(model_path).resolve()
+    try:
+        text = model_path.read_text(encoding='utf-8')
+    except OSError as exc:
+        print(f'urdf_state_demo: cannot read {model_path}: {exc}', file=sys.stderr)
+        return 2
+    try:
+        model = load_model_file_with_args(model_path, args.xacro_arg)
+    except Exception as exc:  # noqa: BLE001 - a bad model is a message, not a traceback
+        print(f'urdf_state_demo: cannot load {model_path}: {exc}', file=sys.stderr)
+        return 2
+
+    env = ensure_loopback()
+    src_root = str(Path(__file__).resolve().parents[3])
+    env['PYTHONPATH'] = os.pathsep.join(
+        [src_root] + [p for p in env.get('PYTHONPATH', '').split(os.pathsep) if p])
+    env['PYTHONUNBUFFERED'] = '1'
+    domain = env['ROS_DOMAIN_ID']
+
+    workdir = Path(tempfile.mkdtemp(prefix='urdf_state_demo_'))
+    params = write_params_file(workdir, description=text, model_path=model_path,
+                               xacro_args=args.xacro_arg, frame_prefix=args.frame_prefix)
+    model_args = ['--model', str(model_path)] + [f'--xacro-arg={a}' for a in args.xacro_arg]
+    n_active = len(model.active_joint_names)
+    title = (f'urdf_state demo | robot {model.name}: {len(model.link_names)} links, '
+             f'{n_active} swept joints, {len(model.mimic_joint_names)} mimic | '
+             f'ROS_DOMAIN_ID={domain} (loopback only) | Ctrl-C to stop\n'
+             f'rviz: ROS_DOMAIN_ID={domain} ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST rviz2 '
+             f'(fixed frame {args.frame_prefix}{model.root})')
+    print(f'urdf_state_demo: {model.name} from {model_path}, ROS_DOMAIN_ID={domain}', flush=True)
+
+    py = sys.executable
+    children: list[_Child] = []
+    viewer: _Child | None = None
+    code = 0
+    failed: _Child | None = None
+    failed_code = 0
+    # The viewer ends itself after --duration; this is only the backstop.
+    deadline = (time.monotonic() + args.duration + 20.0) if args.duration is not None else None
+    with _Signals() as signals:
+        try:
+            children.append(_Child('node', [py, '-m', f'{PACKAGE}.node', '--ros-args',
+                                            '--params-file', str(params)],
+                                   env, workdir / 'node.log'))
+            children.append(_Child('sweep', [py, '-m', f'{PACKAGE}.tools.demo.sweep', *model_args,
+                                             '--rate', str(args.rate)],
+                                   env, workdir / 'sweep.log'))
+            view_argv = [py, '-m', f'{PACKAGE}.tools.tf_view', *model_args, '--title', title]
+            if args.frame_prefix:
+                view_argv += ['--frame-prefix', args.frame_prefix]
+            if args.duration is not None:
+                view_argv += ['--duration', str(args.duration)]
+            if args.until_complete:
+                view_argv.append('--until-complete')
+            if args.frames:
+                view_argv += ['--frames', args.frames]
+            if args.plain:
+                view_argv.append('--plain')
+            if not signals.received:
+                viewer = _Child('tf_view', view_argv, env, None, ignore_sigint=True)
+            # Foreground: wait for the viewer, watching that the helpers stay alive.
+            while viewer is not None and viewer.running() and not signals.received:
+                failed = next((c for c in children if not c.running()), None)
+                if failed is not None:
+                    break
+                if deadline is not None and time.monotonic() > deadline:
+                    print('urdf_state_demo: the viewer overran --duration; stopping',
+                          file=sys.stderr)
+                    break
+                time.sleep(0.1)
+        finally:
+            if viewer is not None:
+                if signals.interrupted and not signals.terminated:
+                    # Ctrl-C reached the viewer too: give it a moment to print its summary.
+                    _sleep_until(lambda: not viewer.running(), VIEWER_GRACE)
+                code = viewer.stop()
+                if signals.interrupted and code in (130, -signal.SIGINT):
+                    code = 0    # Ctrl-C before the viewer was up: nothing to report
+            for child in reversed(children):
+                child_code = child.stop()
+                if failed is child:
+                    failed_code = child_code
+    if failed is not None:
+        print(f'\nurdf_state_demo: the {failed.name} process exited early '
+              f'(code {failed_code}); last lines of {failed.log}:\n{failed.tail()}',
+              file=sys.stderr)
+        print(f'logs kept in {workdir}', file=sys.stderr)
+        return 3
+    if code not in (0, 1):
+        # The viewer died (not a normal "frames missing" end): show what the helpers said.
+        for child in children:
+            print(f'--- {child.name} ({child.log}):\n{child.tail()}', file=sys.stderr)
+        print(f'logs kept in {workdir}', file=sys.stderr)
+        return code if code > 0 else 1
+    if code != 0:
+        print(f'logs kept in {workdir}', file=sys.stderr)
+        return code
+    shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.until_complete and args.duration is None:
+        args.duration = 60.0   # the cap when waiting for completeness
+    if args.rate <= 0:
+        build_parser().error('--rate must be > 0')
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
