@@ -29,17 +29,13 @@ from typing import Any
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
-                       qos_profile_sensor_data)
-from rclpy.qos_overriding_options import QoSOverridingOptions
-from rclpy.serialization import deserialize_message
-from sensor_msgs.msg import JointState
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from urdf_state_py.core.errors import DescriptionError
 from .fast_path import FastPath
-from .joint_state_cdr import JointStateReader
+from .joint_state_input import JointStateInput
 from .joint_states import JointStateMerger, WarnOnce
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Model
@@ -132,14 +128,15 @@ class _Loaded:
 class UrdfStateNode(Node):
     """robot_state_publisher's interface in Python; ``**kwargs`` go to :class:`rclpy.node.Node`."""
 
-    def __init__(self, node_name: str = NODE_NAME, *, registry=None, **kwargs) -> None:
+    def __init__(self, node_name: str = NODE_NAME, *, registry=None,
+                 hot_path: bool | None = None, **kwargs) -> None:
+        """``hot_path``: serve joint_states from a thread of its own (None: as
+        ``URDF_STATE_HOT_PATH`` says, default on where rclpy allows; see hot_path)."""
         super().__init__(node_name, **kwargs)
         self._registry = registry if registry is not None else _parsers.default_registry()
         self._lock = threading.RLock()
         self._loaded: _Loaded | None = None
         self._topic_description: str | None = None
-        self._last_tf_ns = 0
-        self._clock_handle = self.get_clock().handle   # rcl clock: get_now() in every release
 
         # -- parameters ------------------------------------------------------
         self._use_topic = bool(declare(self, 'use_robot_description_topic',
@@ -174,11 +171,9 @@ class UrdfStateNode(Node):
         if not self._use_topic:
             self._description_pub = self.create_publisher(String, 'robot_description',
                                                           _DESCRIPTION_QOS, event_callbacks=events)
-        # raw: the callback gets the CDR bytes and reads what it needs (joint_state_cdr).
-        self._joint_state_reader = JointStateReader()
-        self._joint_state_sub = self.create_subscription(
-            JointState, 'joint_states', self._on_joint_state_raw, qos_profile_sensor_data,
-            qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
+        # joint_states -> /tf, on a thread of its own where possible (joint_state_input).
+        self._input = JointStateInput(self, self._tf_pub, lambda: (self._loaded, self._cfg),
+                                      hot_path=hot_path)
         self._description_sub = None
         if self._use_topic:
             self._description_sub = self.create_subscription(
@@ -202,6 +197,7 @@ class UrdfStateNode(Node):
                 self.get_logger().error(f'Invalid robot_description: {err}; waiting for a '
                                         'valid one')
         self.add_on_set_parameters_callback(self._on_set_parameters)
+        self._input.start()
 
     # -- public helpers -----------------------------------------------------------
 
@@ -240,9 +236,10 @@ class UrdfStateNode(Node):
                                   frequency=cfg['publish_frequency'],
                                   ignore_timestamp=cfg['ignore_timestamp'])
         moving = MovingTransforms(kin, cfg['frame_prefix'])
+        warned = WarnOnce()
         return _Loaded(description=published, parser=parser, model=model, kinematics=kin,
                        merger=merger, fixed=kin.fixed_transforms(), moving=moving,
-                       clamp_warned=WarnOnce(), fast=FastPath(merger, kin, moving))
+                       clamp_warned=warned, fast=FastPath(merger, kin, moving, warned))
 
     @staticmethod
     def _with_prefix(loaded: _Loaded, frame_prefix: str) -> _Loaded:
@@ -255,11 +252,13 @@ class UrdfStateNode(Node):
         """
         moving = MovingTransforms(loaded.kinematics, frame_prefix)
         return replace(loaded, moving=moving,
-                       fast=FastPath(loaded.merger, loaded.kinematics, moving))
+                       fast=FastPath(loaded.merger, loaded.kinematics, moving,
+                                     loaded.clamp_warned))
 
     def _install(self, loaded: _Loaded) -> None:
         """Swap in a fully built model, then announce it."""
-        self._loaded = loaded
+        with self._input.lock:  # between two JointStates
+            self._loaded = loaded
         self.get_logger().info(loaded.summary())
         if self._description_pub is not None:
             self._description_pub.publish(String(data=loaded.description))
@@ -267,92 +266,22 @@ class UrdfStateNode(Node):
         if self._cfg['publish_default_positions']:
             self._publish_defaults(loaded)
 
+    def destroy_node(self) -> None:
+        """Stop the joint_states thread first: it must not outlive the node's entities."""
+        self._input.stop()
+        super().destroy_node()
+
     # -- publishing ------------------------------------------------------------------
 
     def _publish_static(self, loaded: _Loaded) -> None:
         stamp = self.get_clock().now().to_msg()
         self._tf_static_pub.publish(static_message(loaded.fixed, self._cfg['frame_prefix'], stamp))
 
-    def _publish_moving(self, loaded: _Loaded, joints: tuple[str, ...], sec: int, nanosec: int,
-                        now_ns: int, ignore_limits: bool) -> None:
-        """Publish ``joints`` stamped ``sec``/``nanosec``; ``now_ns``: the node clock now."""
-        q_eff, clamped = loaded.kinematics.resolve(loaded.merger.q, ignore_limits)
-        loaded.fast.clean = not ignore_limits and not clamped
-        if len(clamped):
-            self._warn_clamped(loaded, clamped)
-        self._tf_pub.publish(loaded.moving.payload_at(joints, q_eff, sec, nanosec))
-        self._last_tf_ns = now_ns
-
     def _publish_defaults(self, loaded: _Loaded) -> None:
-        pending = loaded.merger.pending_joints()
-        if pending:
-            now_ns = self._now_ns()
-            self._publish_moving(loaded, pending, now_ns // _NS, now_ns % _NS, now_ns,
-                                 self._cfg['ignore_limits'])
-
-    def _warn_clamped(self, loaded: _Loaded, clamped) -> None:
-        for name in loaded.clamp_warned.new(clamped):
-            joint = loaded.model.joint_map[name]
-            lim = joint.limits
-            if joint.is_mimic:
-                got = f"as mimic of '{joint.mimic.joint}'"
-            else:
-                index = loaded.kinematics.variable_index[joint.variable_names[0]]
-                got = f'got {loaded.merger.q[index]:g}'
-            self.get_logger().warning(
-                f"Joint '{name}' is beyond its limits [{lim.lower:g}, {lim.upper:g}] "
-                f'({got}): clamped (reported once per joint; set ignore_limits '
-                'to publish values as given)')
+        with self._input.lock:
+            self._input.publish_defaults(loaded, self._cfg['ignore_limits'])
 
     # -- callbacks ---------------------------------------------------------------------
-
-    def _on_joint_state_raw(self, data: bytes) -> None:
-        """The joint_states subscription's callback: a serialised JointState.
-
-        ``loaded`` and ``cfg`` are read once, so one message sees one model
-        and one configuration even if a parameter change swaps them meanwhile.
-        """
-        loaded = self._loaded
-        if loaded is None:
-            return
-        cfg = self._cfg
-        now_ns = self._now_ns()
-        fields = self._joint_state_reader.read(data)
-        if fields is None:  # not plain little-endian CDR, or malformed: let rclpy decode it
-            msg = deserialize_message(data, JointState)
-            stamp = msg.header.stamp
-            self._on_joint_state_fields(loaded, cfg, msg.name, msg.position, stamp.sec,
-                                        stamp.nanosec, now_ns)
-            return
-        names, positions, sec, nanosec = fields
-        if not cfg['publish_default_positions']:
-            payload = loaded.fast.update(names, positions, sec * _NS + nanosec, now_ns,
-                                         sec, nanosec, cfg['ignore_limits'])
-            if payload is not None:  # handled (b'': rate-limited)
-                if payload:
-                    self._tf_pub.publish(payload)
-                    self._last_tf_ns = now_ns
-                return
-        self._on_joint_state_fields(loaded, cfg, names, positions, sec, nanosec, now_ns)
-
-    def _on_joint_state_fields(self, loaded: _Loaded, cfg: Mapping[str, Any], names, positions,
-                               sec: int, nanosec: int, now_ns: int) -> None:
-        """The general path of a JointState (the raw callback tries the fast path first)."""
-        update = loaded.merger.update(names, positions, sec * _NS + nanosec, now_ns,
-                                      cfg['publish_default_positions'])
-        if update.warnings or update.error:
-            logger = self.get_logger()
-            for warning in update.warnings:
-                logger.warning(warning)
-            if update.error:
-                logger.warning(update.error, throttle_duration_sec=5.0)
-        if update.publish and update.joints:
-            self._publish_moving(loaded, update.joints, sec, nanosec, now_ns,
-                                 cfg['ignore_limits'])
-
-    def _now_ns(self) -> int:
-        """The node clock now, in ns (``get_clock().now()`` without building a Time)."""
-        return self._clock_handle.get_now().nanoseconds
 
     def _update_defaults_timer(self) -> None:
         """The re-send timer exists only while publish_default_positions holds.
@@ -371,7 +300,7 @@ class UrdfStateNode(Node):
         loaded = self._loaded
         if loaded is None or not self._cfg['publish_default_positions']:
             return
-        if self._now_ns() - self._last_tf_ns >= _DEFAULTS_PERIOD_S * _NS:
+        if self._input.now_ns() - self._input.last_tf_ns >= _DEFAULTS_PERIOD_S * _NS:
             self._publish_defaults(loaded)
 
     def _on_description_topic(self, msg: String) -> None:
@@ -437,7 +366,11 @@ class UrdfStateNode(Node):
                 except DescriptionError as err:
                     self.get_logger().warning(f'Rejected the new settings: {err}')
                     raise _Rejected(str(err)) from None
-        # Everything validated: apply.
+        with self._input.lock:  # everything validated: apply, between two JointStates
+            self._commit(cfg, changed, new_loaded)
+
+    def _commit(self, cfg: dict[str, Any], changed: set[str], new_loaded: _Loaded | None) -> None:
+        """Apply a validated batch of parameters (under the JointState lock)."""
         self._cfg = cfg
         if 'publish_default_positions' in changed:
             self._update_defaults_timer()

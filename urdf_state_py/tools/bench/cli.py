@@ -9,7 +9,11 @@ Sections:
   through its real entry point with rclpy's default executor and EventsExecutor
   (``--executors``), plus the no-FK floor;
 - ``mem``: the node's RSS after loading and after a minute (``--quick``: 10 s)
-  of JointState at 1 kHz.
+  of JointState at 1 kHz;
+- ``user``: :mod:`urdf_state_py.tools.bench.user_run`, what a user pays: the
+  node process's whole CPU per /tf message over long windows, fresh processes
+  per run, medians of runs (issue 10's independent protocol), at 1 kHz and
+  flat out. E.g. ``./dev.sh bench --only user --robots talos h1_2``.
 
 Progress goes to stderr, tables to stdout, everything to
 ``.bench/results-<date>.json``; child-process logs to ``.bench/logs-<date>/``.
@@ -50,7 +54,7 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(prog='python -m urdf_state_py.tools.bench', description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--quick', action='store_true', help='shorter run (< 2 min)')
-    ap.add_argument('--only', action='append', choices=('fk', 'e2e', 'mem'),
+    ap.add_argument('--only', action='append', choices=('fk', 'e2e', 'mem', 'user'),
                     help='run only this section (repeatable)')
     ap.add_argument('--robots', nargs='+', metavar='ROBOT',
                     help='robots for every selected section: talos, h1_2, panda, anymal, romeo, '
@@ -65,6 +69,11 @@ def parse_args(argv):
                     help="node executors for e2e, set through URDF_STATE_EXECUTOR (auto: what "
                          "the node picks itself; default: single events)")
     ap.add_argument('--no-floor', action='store_true', help='skip the no-FK floor')
+    ap.add_argument('--user-runs', type=int, default=3, help='runs per user measurement')
+    ap.add_argument('--user-seconds', type=float, default=12.0,
+                    help='measured window of a user run (after a 1 s warm-up)')
+    ap.add_argument('--user-rates', type=float, nargs='+', default=[1000.0, 0.0],
+                    help='input rates of the user runs, Hz (0 = as fast as the driver can)')
     ap.add_argument('--profile', type=float, nargs='?', const=5.0, default=0.0, metavar='S',
                     help='cProfile the node (first e2e robot) for S s at 1 kHz input')
     ap.add_argument('--profile-executor', choices=('auto', 'single', 'events'), default='single',
@@ -105,6 +114,21 @@ def targets(results: dict) -> list[list]:
         rows.append([f'TALOS node CPU per update, {label}, {TARGET_RATE:g} Hz in',
                      f'<= {TARGETS[key]:g} µs', '-' if value is None else f'{value:.0f} µs',
                      _verdict(value, TARGETS[key])])
+    user = results.get('user', {}).get('results', [])
+
+    def user_cpu(robot, executor):
+        return next((r['cpu_us'] for r in user if r['robot'] == robot and
+                     r['executor'] == executor and r['rate'] == TARGET_RATE), None)
+
+    for executor, limit in (('auto', 100.0), ('single', 200.0)):
+        value = user_cpu('talos', executor)
+        if value is not None:
+            rows.append([f'TALOS node process CPU per update, user protocol, {executor}',
+                         f'<= {limit:g} µs', f'{value:.0f} µs', _verdict(value, limit)])
+        talos, h1_2 = value, user_cpu('h1_2', executor)
+        if talos and h1_2:
+            rows.append([f'H1_2 / TALOS per update, user protocol, {executor}', '<= 1.2x',
+                         f'{h1_2 / talos:.2f}x', _verdict(h1_2 / talos, 1.2)])
     fk = next((r for r in results.get('fk', {}).get('robots', []) if r['robot'] == 'talos'), None)
     value = fk.get('hot_ratio') if fk else None
     rows.append(['TALOS FK (resolve + moving_transforms) vs pin fk+frames',
@@ -226,6 +250,16 @@ def main(argv=None) -> int:
             e2e.print_mem(mem_sessions, cfg['mem_seconds'])
             results['mem'] = {'sessions': [s for s in mem_sessions if s not in sessions]}
             results['mem']['robots'] = [s['robot'] for s in mem_sessions]
+
+    if 'user' in sections:
+        from . import user_run
+        load_before = open('/proc/loadavg', encoding='ascii').read().strip()
+        executors = args.executors or ['auto', 'single']
+        user = user_run.run(robots_for(trees.E2E_DEFAULT), executors, args.user_rates,
+                            args.user_runs, args.user_seconds, 1.0, env, log_dir)
+        loads = (load_before, open('/proc/loadavg', encoding='ascii').read().strip())
+        user_run.print_table(user, args.user_runs, args.user_seconds, 1.0, loads)
+        results['user'] = {'results': user, 'loadavg': loads}
 
     rows = targets(results)
     table(['target', 'limit', 'measured', 'verdict'], rows, title='\n== Targets ==')

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from .common import log, median, table
-from .procs import Proc, ProcError, start_driver, start_node, start_sink
+from .procs import Proc, ProcError, start_driver, start_node, start_sink, stop_chain
 
 MAX = 0  # "as fast as it can"
 
@@ -250,11 +250,8 @@ def run_node_session(robot, executor: str, rates: list[float], trials: int, dura
             res['rss_max'] = max(r for _, r in samples)
             res['mem_window'] = m
     finally:
-        for p in (driver, sink):
-            if p is not None:
-                p.stop()
+        stop_chain(node, driver, sink)
         if node is not None:
-            node.stop(quit_cmd=False)
             res['node_log_tail'] = node.tail(5)
     return res
 
