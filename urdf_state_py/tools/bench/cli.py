@@ -65,9 +65,10 @@ def parse_args(argv):
     ap.add_argument('--duration', type=float, help='seconds per e2e trial')
     ap.add_argument('--mem-seconds', type=float, help='length of the memory window')
     ap.add_argument('--rates', type=float, nargs='+', help='e2e input rates, Hz (0 = max)')
-    ap.add_argument('--executors', nargs='+', choices=('auto', 'single', 'events'),
+    ap.add_argument('--executors', nargs='+', choices=('auto', 'single', 'events', 'floor'),
                     help="node executors for e2e, set through URDF_STATE_EXECUTOR (auto: what "
-                         "the node picks itself; default: single events)")
+                         "the node picks itself; default: single events; user: auto single "
+                         "floor, floor = the I/O floor, see user_run)")
     ap.add_argument('--no-floor', action='store_true', help='skip the no-FK floor')
     ap.add_argument('--user-runs', type=int, default=3, help='runs per user measurement')
     ap.add_argument('--user-seconds', type=float, default=12.0,
@@ -254,7 +255,7 @@ def main(argv=None) -> int:
     if 'user' in sections:
         from . import user_run
         load_before = open('/proc/loadavg', encoding='ascii').read().strip()
-        executors = args.executors or ['auto', 'single']
+        executors = args.executors or ['auto', 'single', 'floor']
         user = user_run.run(robots_for(trees.E2E_DEFAULT), executors, args.user_rates,
                             args.user_runs, args.user_seconds, 1.0, env, log_dir)
         loads = (load_before, open('/proc/loadavg', encoding='ascii').read().strip())

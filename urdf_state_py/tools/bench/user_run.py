@@ -16,12 +16,16 @@ The protocol of the independent measurement in issue 10, for each run:
   it; latency stamp -> receipt over the window; losses = JointStates sent minus
   distinct stamps received over the whole run.
 
-Each run starts fresh processes; results are medians over runs. Why this and
+Executor ``floor``: instead of the node, :mod:`.floor_node` (the same thread
+and topics, a pre-serialised /tf with the stamp copied in, no decoding, no
+FK): the I/O floor no Python node goes below. Each run starts fresh
+processes; results are medians over runs. Why this and
 not short windows: see the README (benchmark, "what a user pays").
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import sysconfig
 import time
@@ -29,7 +33,7 @@ from pathlib import Path
 
 from .common import log, median, table
 from .e2e import _drain, model_spec, rate_label, warm_up
-from .procs import ProcError, start_driver, start_node, start_sink, stop_chain
+from .procs import Proc, ProcError, start_driver, start_node, start_sink, stop_chain
 
 
 def ros2_run_command() -> list[str] | None:
@@ -49,13 +53,26 @@ def proc_stat_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
+def start_floor(tf_spec: dict, env: dict, log_dir: Path, tag: str) -> Proc:
+    """:mod:`.floor_node` for the robot of ``tf_spec`` (stopped with SIGINT, as the node)."""
+    path = log_dir / f'floor_{tag}.json'
+    path.write_text(json.dumps(tf_spec), encoding='utf-8')
+    return Proc(f'floor_{tag}', [sys.executable, '-m', 'urdf_state_py.tools.bench.floor_node',
+                                 str(path), '--ros-args', '--disable-rosout-logs'],
+                env, log_dir, stdin=False)
+
+
 def one_run(robot, executor: str, rate: float, duration: float, warmup: float, env: dict,
             log_dir: Path, tag: str) -> dict:
     """Fresh node + sink + driver; one warm-up and one measured window."""
-    js_spec, _ = model_spec(robot.urdf)
+    js_spec, tf_spec = model_spec(robot.urdf)
     node = sink = driver = None
     try:
-        node = start_node(robot.urdf, executor, env, log_dir, tag, command=ros2_run_command())
+        if executor == 'floor':
+            node = start_floor(tf_spec, env, log_dir, tag)
+        else:
+            node = start_node(robot.urdf, executor, env, log_dir, tag,
+                              command=ros2_run_command())
         sink = start_sink(env, log_dir, tag)
         driver = start_driver(js_spec, env, log_dir, tag)
         driver.wait_event('ready', 60.0)
