@@ -18,9 +18,13 @@ wake-up it takes every available message
 (raw CDR bytes) and hands each to the handler, which runs the node's fused
 path and publishes the pre-serialised /tf. The DDS history of the
 subscription (sensor data QoS: keep last 5) is then the only queue, so a
-flood costs CPU, never memory, and the executor thread -- parameters,
-services, the description topic, timers -- keeps answering (the GIL is shared
-at the interpreter's switch interval, 5 ms).
+flood costs CPU, never memory. The executor thread -- parameters, services,
+the description topic, timers -- keeps answering because, after
+:data:`_BUSY_YIELD_AFTER_S` of uninterrupted work, the loop sleeps
+:data:`_YIELD_S`: the interpreter's switch interval alone is not enough, since
+a thread that releases and retakes the GIL around every C call (take,
+publish) starves a thread waiting for it -- seen as parameter answers 8 s late
+under a flood.
 
 A handler exception never ends the thread: :class:`MessageErrors` counts it
 and logs it, throttled, and the next message is served.
@@ -51,6 +55,11 @@ __all__ = ['HotPath', 'MessageErrors', 'hot_path_requested', 'unavailable_reason
 #: Longest wait before the loop re-checks its stop flag (the guard condition is
 #: what stops it; this only bounds a missed trigger).
 _WAIT_TIMEOUT_NS = 1_000_000_000
+#: Under a backlog (messages keep coming with no idle wait), the loop sleeps
+#: _YIELD_S after this much work, so the executor thread gets the GIL (~2.5 %
+#: of a flood's throughput; nothing at all while the loop catches up in time).
+_BUSY_YIELD_AFTER_S = 0.02
+_YIELD_S = 0.0005
 #: A failing handler is reported at most this often (with the count meanwhile).
 _ERROR_LOG_PERIOD_S = 5.0
 
@@ -190,6 +199,7 @@ class HotPath:
         wait_set = self._wait_set
         guard = self._guard
         events = self._events
+        busy_since = None
         # Entered for the thread's life: none of them can be destroyed under the loop.
         with ExitStack() as entered:
             for entity in (handle, guard, wait_set, *events):
@@ -210,6 +220,7 @@ class HotPath:
                     while True:  # everything available, then wait again
                         taken = take(msg_type, True)
                         if taken is None:
+                            busy_since = None
                             break
                         try:
                             handler(taken[0])
@@ -217,6 +228,12 @@ class HotPath:
                             errors.record(exc)
                         if self._stopping:
                             break
+                        now = time.perf_counter()
+                        if busy_since is None:
+                            busy_since = now
+                        elif now - busy_since > _BUSY_YIELD_AFTER_S:
+                            time.sleep(_YIELD_S)  # let the executor thread have the GIL
+                            busy_since = time.perf_counter()
                 except Exception as exc:  # noqa: BLE001 - wait/take failed
                     if self._stopping or not self._context.ok():
                         break
