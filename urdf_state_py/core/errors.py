@@ -10,10 +10,14 @@ class DescriptionError(ValueError):
     """A robot description that cannot become a valid kinematic model.
 
     ``parser`` names the parser that rejected it (``None`` when the problem is
-    structural and found while building the model).
+    structural and found while building the model). ``kind`` sorts rejections
+    for counting: ``invalid`` (the description itself), ``policy`` (a construct
+    the restricted xacro policy refuses), ``time limit``, ``memory limit``,
+    ``size limit``.
     """
 
-    def __init__(self, message: str, parser: str | None = None) -> None:
+    def __init__(self, message: str, parser: str | None = None, kind: str = 'invalid') -> None:
         self.parser = parser
         self.reason = message
+        self.kind = kind
         super().__init__(f'[{parser}] {message}' if parser else message)

@@ -34,6 +34,7 @@ from ..model import Model
 from ._xml import normalize, root_start_tag
 from .base import Parser, ParserOption
 from .urdf_xml import UrdfXmlParser
+from .xacro_sandbox import RESTRICTED, SandboxViolation, current_policy, restricted_session
 
 # Something xacro would act on: a directive element, or a ${...}/$(...) substitution.
 _XACRO_USE = re.compile(
@@ -102,7 +103,9 @@ class XacroParser(Parser):
         opts = self.resolve_options(options)
         mappings = _pairs(opts['args'], ':=', 'args', 'name:=value')
         packages = _pairs(opts['package_paths'], '=', 'package_paths', 'pkg=/path/to/pkg')
-        base_dir = os.path.abspath(opts['base_dir'] or os.curdir)
+        restricted = current_policy() == RESTRICTED
+        declared_dir = os.path.abspath(opts['base_dir']) if opts['base_dir'] else None
+        base_dir = declared_dir or os.path.abspath(os.curdir)
         text = normalize(data)
 
         import xacro  # noqa: PLC0415 (heavy; only needed here)
@@ -110,10 +113,17 @@ class XacroParser(Parser):
         with _XACRO_LOCK, _xacro_session(xacro, packages, base_dir) as state:
             try:
                 doc = _safe_parse_string(text)
-                xacro.process_doc(doc, mappings=dict(mappings))
+                if restricted:
+                    with restricted_session(xacro, packages, declared_dir,
+                                            xacro.substitution_args_context):
+                        xacro.process_doc(doc, mappings=dict(mappings))
+                else:
+                    xacro.process_doc(doc, mappings=dict(mappings))
                 return doc.toxml()
             except DescriptionError:
                 raise
+            except SandboxViolation as exc:
+                raise DescriptionError(f'xacro: {exc}', kind='policy') from None
             except Exception as exc:  # noqa: BLE001 (xacro raises many kinds)
                 missing = state.get('missing')
                 if missing is not None:
@@ -121,7 +131,21 @@ class XacroParser(Parser):
                         f"$(find {missing.package}): package '{missing.package}' not found "
                         f'({missing.why}); set the option xacro.package_paths, e.g. '
                         f"['{missing.package}=/path/to/{missing.package}']") from None
+                violation = _violation(exc)
+                if violation is not None:
+                    raise DescriptionError(f'xacro: {violation}', kind='policy') from None
                 raise DescriptionError(_xacro_message(exc, state.get('files'))) from None
+
+
+def _violation(exc: BaseException | None) -> SandboxViolation | None:
+    """The sandbox refusal behind ``exc`` (xacro wraps errors in XacroException.exc)."""
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, SandboxViolation):
+            return exc
+        exc = getattr(exc, 'exc', None) or exc.__cause__ or exc.__context__
+        seen += 1
+    return None
 
 
 def _pairs(items: list[str], separator: str, option: str, form: str) -> dict[str, str]:
@@ -180,6 +204,13 @@ def _xacro_session(xacro, packages: Mapping[str, str], base_dir: str):
 
     def safe_parse(inp, filename=None):
         if inp is None:
+            check_file = xacro.substitution_args_context.get('check_file')
+            if check_file is not None:  # the restricted policy: declared folders only
+                try:
+                    check_file(os.path.join(xacro.root_dir, filename), 'xacro:include')
+                except SandboxViolation:
+                    xacro.filestack.pop()
+                    raise
             try:
                 with open(os.path.join(xacro.root_dir, filename), 'rb') as stream:
                     inp = stream.read()
