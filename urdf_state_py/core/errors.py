@@ -21,3 +21,16 @@ class DescriptionError(ValueError):
         self.reason = message
         self.kind = kind
         super().__init__(f'[{parser}] {message}' if parser else message)
+
+
+def find_cause(exc: BaseException | None, kind: type) -> BaseException | None:
+    """The exception of type ``kind`` behind ``exc``, if any.
+
+    Follows ``__cause__``/``__context__`` and the ``exc`` attribute that
+    wrappers such as xacro's XacroException use (bounded: chains can be cyclic).
+    """
+    for _ in range(20):
+        if exc is None or isinstance(exc, kind):
+            return exc
+        exc = getattr(exc, 'exc', None) or exc.__cause__ or exc.__context__
+    return None

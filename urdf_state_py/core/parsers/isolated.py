@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from ..errors import DescriptionError
+from ..errors import DescriptionError, find_cause
 from ..model import Model
 from ..model_codec import model_from_data, model_to_data
 
@@ -240,7 +240,7 @@ def _handle(registry: Any, request: dict, policy: Any,
         return json.dumps({'ok': True, 'parser': name, 'model': model_to_data(model),
                            'published': published}).encode()
     except DescriptionError as exc:
-        if isinstance(exc.__cause__, MemoryError):
+        if find_cause(exc, MemoryError) is not None:
             return _failure(name, _OUT_OF_MEMORY.format(max_memory_mb), 'memory limit')
         return _failure(exc.parser or name, exc.reason, exc.kind)
     except MemoryError:

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from ..errors import DescriptionError
+from ..errors import DescriptionError, find_cause
 from ..model import Model
 from ._xml import normalize, root_start_tag
 from .base import Parser, ParserOption
@@ -131,21 +131,10 @@ class XacroParser(Parser):
                         f"$(find {missing.package}): package '{missing.package}' not found "
                         f'({missing.why}); set the option xacro.package_paths, e.g. '
                         f"['{missing.package}=/path/to/{missing.package}']") from None
-                violation = _violation(exc)
+                violation = find_cause(exc, SandboxViolation)
                 if violation is not None:
                     raise DescriptionError(f'xacro: {violation}', kind='policy') from None
                 raise DescriptionError(_xacro_message(exc, state.get('files'))) from None
-
-
-def _violation(exc: BaseException | None) -> SandboxViolation | None:
-    """The sandbox refusal behind ``exc`` (xacro wraps errors in XacroException.exc)."""
-    seen = 0
-    while exc is not None and seen < 20:
-        if isinstance(exc, SandboxViolation):
-            return exc
-        exc = getattr(exc, 'exc', None) or exc.__cause__ or exc.__context__
-        seen += 1
-    return None
 
 
 def _pairs(items: list[str], separator: str, option: str, form: str) -> dict[str, str]:

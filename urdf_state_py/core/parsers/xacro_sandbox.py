@@ -290,10 +290,11 @@ class RestrictedEvaluator:
                 if name in table and callable(table[name]) and not self._symbols_own(name):
                     return table[name]
             raise _refuse(f"calling '{name}'")
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            target = self._eval_Attribute(node)
-            if callable(target) and not _is_yaml(target):
-                return target
+        # Evaluating the callee first names what is wrong inside it (a '__' name...).
+        target = self._eval_Attribute(node) if isinstance(node, ast.Attribute) \
+            else self._eval(node)
+        if isinstance(node, ast.Attribute) and callable(target) and not _is_yaml(target):
+            return target
         raise _refuse(f'calling {_describe(node)}')
 
 
