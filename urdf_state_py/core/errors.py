@@ -13,7 +13,7 @@ class DescriptionError(ValueError):
     structural and found while building the model). ``kind`` sorts rejections
     for counting: ``invalid`` (the description itself), ``policy`` (a construct
     the restricted xacro policy refuses), ``time limit``, ``memory limit``,
-    ``size limit``.
+    ``size limit``, ``internal`` (the parser process could not start).
     """
 
     def __init__(self, message: str, parser: str | None = None, kind: str = 'invalid') -> None:

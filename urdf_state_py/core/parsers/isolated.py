@@ -40,6 +40,8 @@ from ..model_codec import model_from_data, model_to_data
 __all__ = ['IsolatedParser', 'ParseLimits', 'ParseResult']
 
 _HEADER = struct.Struct('>Q')
+#: Longest a new worker may take to start (imports on a cold, busy machine).
+_START_TIMEOUT_S = 60.0
 #: A worker that handled more than this (input or output) is replaced afterwards.
 RECYCLE_BYTES = 1 << 20
 
@@ -86,8 +88,7 @@ class IsolatedParser:
         request = json.dumps({'data': data, 'parser': parser, 'options': dict(options),
                               'policy': policy, 'max_bytes': limits.max_bytes}).encode()
         with self._lock:
-            started = time.monotonic()
-            reply = self._exchange(request, started + limits.timeout_s)
+            reply = self._exchange(request, limits.timeout_s)
             if size > RECYCLE_BYTES or len(reply) > RECYCLE_BYTES:
                 self._stop_worker()
         answer = json.loads(reply)
@@ -110,9 +111,10 @@ class IsolatedParser:
 
     # -- the worker --------------------------------------------------------------
 
-    def _exchange(self, request: bytes, deadline: float) -> bytes:
-        worker = self._start_worker()
+    def _exchange(self, request: bytes, timeout_s: float) -> bytes:
         try:
+            worker = self._start_worker()
+            deadline = time.monotonic() + timeout_s   # the worker's start-up does not count
             worker.stdin.write(_HEADER.pack(len(request)) + request)
             worker.stdin.flush()
             header = _read(worker.stdout, _HEADER.size, deadline)
@@ -146,6 +148,13 @@ class IsolatedParser:
              json.dumps(self._classes)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             env=env, close_fds=True)
+        # Ready once its imports are done (an empty frame), so they are not parse time.
+        try:
+            _read(self._worker.stdout, _HEADER.size, time.monotonic() + _START_TIMEOUT_S)
+        except (TimeoutError, EOFError, OSError) as exc:
+            code = self._stop_worker()
+            raise DescriptionError(f'the parser process did not start ({type(exc).__name__}, '
+                                   f'exit code {code})', kind='internal') from None
         return self._worker
 
     def _stop_worker(self) -> int | None:
@@ -204,7 +213,7 @@ def _serve(max_memory_mb: int, classes: list[list[str]]) -> None:  # pragma: no 
     out = os.fdopen(os.dup(1), 'wb')
     os.dup2(2, 1)   # prints of a parser must not corrupt the replies
     from .registry import ParserRegistry  # noqa: PLC0415
-    from .xacro_sandbox import policy  # noqa: PLC0415
+    from .xacro_sandbox import limit_expansion, policy  # noqa: PLC0415
 
     registry = ParserRegistry()
     for module, qualname in classes:
@@ -213,23 +222,25 @@ def _serve(max_memory_mb: int, classes: list[list[str]]) -> None:  # pragma: no 
             target = getattr(target, part)
         registry.register(target)
     source = sys.stdin.buffer
+    out.write(_HEADER.pack(0))   # ready
+    out.flush()
     while True:
         header = source.read(_HEADER.size)
         if len(header) < _HEADER.size:
             return
         request = json.loads(source.read(_HEADER.unpack(header)[0]))
-        reply = _handle(registry, request, policy, max_memory_mb)
+        reply = _handle(registry, request, policy, limit_expansion, max_memory_mb)
         out.write(_HEADER.pack(len(reply)) + reply)
         out.flush()
 
 
-def _handle(registry: Any, request: dict, policy: Any,
+def _handle(registry: Any, request: dict, policy: Any, limit_expansion: Any,
             max_memory_mb: int) -> bytes:  # pragma: no cover (child)
     name = request['parser']
     try:
         if name == 'auto':
             name = registry.select(request['data'])
-        with policy(request['policy']):
+        with policy(request['policy']), limit_expansion(request['max_bytes']):
             model, published = registry.parse_published(request['data'], name,
                                                         request['options'])
         size = len(published.encode('utf-8'))

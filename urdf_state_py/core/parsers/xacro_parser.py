@@ -34,7 +34,8 @@ from ..model import Model
 from ._xml import normalize, root_start_tag
 from .base import Parser, ParserOption
 from .urdf_xml import UrdfXmlParser
-from .xacro_sandbox import RESTRICTED, SandboxViolation, current_policy, restricted_session
+from .xacro_sandbox import (RESTRICTED, SandboxViolation, current_policy, expansion_limit,
+                            restricted_session)
 
 # Something xacro would act on: a directive element, or a ${...}/$(...) substitution.
 _XACRO_USE = re.compile(
@@ -96,6 +97,12 @@ class XacroParser(Parser):
                         options: Mapping[str, Any] | None = None) -> tuple[Model, str]:
         """The model and the expanded URDF (what ``robot_description`` consumers read)."""
         expanded = self.expand(data, options)
+        limit = expansion_limit()
+        if limit is not None and len(expanded) > limit:   # characters <= bytes: a cheap test first
+            size = len(expanded.encode('utf-8'))
+            if size > limit:
+                raise DescriptionError(f'expanded description is {size} bytes, over the limit '
+                                       f'of {limit} (description.max_bytes)', kind='size limit')
         return UrdfXmlParser().parse(expanded, {}), expanded
 
     def expand(self, data: str | bytes, options: Mapping[str, Any] | None = None) -> str:

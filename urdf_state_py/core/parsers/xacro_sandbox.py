@@ -43,8 +43,8 @@ from contextvars import ContextVar
 from typing import Any
 
 __all__ = ['RESTRICTED', 'TRUSTED', 'POLICIES', 'RestrictedEvaluator', 'SandboxViolation',
-           'arg_value_problem',
-           'current_policy', 'policy', 'restricted_session']
+           'arg_value_problem', 'current_policy', 'expansion_limit', 'limit_expansion', 'policy',
+           'restricted_session']
 
 #: All of xacro, as the ``xacro`` command (a model file chosen by the operator at launch).
 TRUSTED = 'full'
@@ -79,6 +79,24 @@ def policy(name: str) -> Iterator[None]:
         yield
     finally:
         _POLICY.reset(token)
+
+
+_MAX_EXPANSION: ContextVar[int | None] = ContextVar('urdf_state_py_xacro_max_bytes', default=None)
+
+
+def expansion_limit() -> int | None:
+    """The largest expansion (bytes) allowed in this context; None: no limit."""
+    return _MAX_EXPANSION.get()
+
+
+@contextmanager
+def limit_expansion(max_bytes: int | None) -> Iterator[None]:
+    """Refuse xacro expansions larger than ``max_bytes`` in this context (before parsing them)."""
+    token = _MAX_EXPANSION.set(max_bytes)
+    try:
+        yield
+    finally:
+        _MAX_EXPANSION.reset(token)
 
 
 def _refuse(construct: str) -> SandboxViolation:
