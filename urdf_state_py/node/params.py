@@ -9,7 +9,7 @@ one is reported in one error line and the default is used *and declared*, so
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,8 @@ from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescri
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-__all__ = ['ParamSpec', 'declare', 'declare_spec', 'parameter_type_of', 'float_range']
+__all__ = ['PARAMETERS', 'ParamSpec', 'declare', 'declare_spec', 'float_range', 'node_parameters',
+           'parameter_type_of']
 
 _TYPES = {
     bool: Parameter.Type.BOOL,
@@ -144,3 +145,47 @@ def declare(node: Node, name: str, default: Any, description: str = '', *,
         return list(value) if value is not None else list(default)
     return node.declare_parameter(name, default, descriptor).value
 
+
+#: Highest publish_frequency [Hz].
+MAX_FREQUENCY = 1000.0
+
+#: name -> (default, description) of the fixed parameters (parser options come on top).
+PARAMETERS: dict[str, tuple[Any, str]] = {
+    'robot_description': ('', 'The robot description (URDF, xacro or any registered format).'),
+    'use_robot_description_topic': (
+        False, 'Read the description from the robot_description topic instead (read-only).'),
+    'parser': ('auto', "Parser of the description: 'auto' or a registered parser name."),
+    'publish_frequency': (
+        20.0, 'Maximum rate [Hz] at which one joint is re-published on /tf; 0 = no limit.'),
+    'ignore_timestamp': (False, 'Publish every JointState, whatever its stamp.'),
+    'frame_prefix': ('', 'Prepended to every frame id (no separator added).'),
+    'ignore_limits': (False, 'Publish joint values beyond their limits as given '
+                             '(false: clamp them and warn once per joint).'),
+    'publish_default_positions': (
+        False, 'Publish joints that never received a state at their default position.'),
+}
+
+
+def node_parameters(registry: Any, extra: Iterable[ParamSpec] = ()) -> dict[str, ParamSpec]:
+    """Every parameter of the node and its rules: :data:`PARAMETERS`, ``extra`` and one
+    parameter per option of every parser of ``registry`` (``<parser>.<option>``)."""
+    names = list(registry.names())
+
+    def parser_problem(parser: str) -> str | None:
+        if parser == 'auto' or parser in names:
+            return None
+        return f"unknown parser '{parser}' (available: auto, {', '.join(names)})"
+
+    checks = {'parser': parser_problem}
+    bounds = {'publish_frequency': (0.0, MAX_FREQUENCY)}
+    specs = {name: ParamSpec(name, default, text,
+                             read_only=name == 'use_robot_description_topic',
+                             bounds=bounds.get(name), check=checks.get(name))
+             for name, (default, text) in PARAMETERS.items()}
+    specs.update((spec.name, spec) for spec in extra)
+    for parser in registry:
+        for option in parser.options:
+            name = f'{parser.name}.{option.name}'
+            specs[name] = ParamSpec(name, option.default,
+                                    option.description or f'{parser.name} parser option')
+    return specs

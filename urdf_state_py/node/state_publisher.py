@@ -16,7 +16,7 @@ Topics (as robot_state_publisher):
 * subscribes ``joint_states`` (sensor data QoS, overridable) and, with
   ``use_robot_description_topic``, ``robot_description``.
 
-Parameters: see :data:`PARAMETERS` and the README.
+Parameters: see :data:`urdf_state_py.node.params.PARAMETERS` and the README.
 """
 
 from __future__ import annotations
@@ -44,31 +44,14 @@ from urdf_state_py.core.parsers.xacro_sandbox import TRUSTED, arg_value_problem
 from .description_loader import LOADER_PARAMETERS, DescriptionLoader, Loaded, Source
 from .joint_state_cdr import JointStateReader
 from .param_services import ParameterServices
-from .params import ParamSpec, declare_spec
+from .params import PARAMETERS, declare_spec, node_parameters
 from .spin import make_executor, spin_until_shutdown
-from .tf_publishing import MovingTransforms, static_message
+from .tf_publishing import static_message
 
-__all__ = ['UrdfStateNode', 'main', 'PARAMETERS', 'NODE_NAME']
+__all__ = ['UrdfStateNode', 'main', 'PARAMETERS', 'NODE_NAME']  # PARAMETERS: re-exported
 
 NODE_NAME = 'urdf_state'
-MAX_FREQUENCY = 1000.0
 _NS = 1_000_000_000
-
-#: name -> (default, description) of the fixed parameters (parser options come on top).
-PARAMETERS: dict[str, tuple[Any, str]] = {
-    'robot_description': ('', 'The robot description (URDF, xacro or any registered format).'),
-    'use_robot_description_topic': (
-        False, 'Read the description from the robot_description topic instead (read-only).'),
-    'parser': ('auto', "Parser of the description: 'auto' or a registered parser name."),
-    'publish_frequency': (
-        20.0, 'Maximum rate [Hz] at which one joint is re-published on /tf; 0 = no limit.'),
-    'ignore_timestamp': (False, 'Publish every JointState, whatever its stamp.'),
-    'frame_prefix': ('', 'Prepended to every frame id (no separator added).'),
-    'ignore_limits': (False, 'Publish joint values beyond their limits as given '
-                             '(false: clamp them and warn once per joint).'),
-    'publish_default_positions': (
-        False, 'Publish joints that never received a state at their default position.'),
-}
 
 _DESCRIPTION_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
                               reliability=ReliabilityPolicy.RELIABLE,
@@ -125,7 +108,7 @@ class UrdfStateNode(Node):
         self._clock_handle = self.get_clock().handle   # rcl clock: get_now() in every release
 
         # -- parameters (start-up values obey the run-time rules: see params.py) ------
-        self._specs = self._parameter_specs()
+        self._specs = node_parameters(self._registry, LOADER_PARAMETERS)
         self._use_topic = bool(declare_spec(self, self._specs['use_robot_description_topic']))
         cfg: dict[str, Any] = {}
         for name, spec in self._specs.items():
@@ -177,22 +160,6 @@ class UrdfStateNode(Node):
                     self._install(self._build(self._source, cfg))
                 except DescriptionError as err:
                     self._loader.rejected('the start-up parameter', err, keeping=False)
-
-    def _parameter_specs(self) -> dict[str, ParamSpec]:
-        """Every parameter of the node and its rules (also applied to start-up values)."""
-        checks = {'parser': self._check_parser}
-        bounds = {'publish_frequency': (0.0, MAX_FREQUENCY)}
-        specs = {name: ParamSpec(name, default, text,
-                                 read_only=name == 'use_robot_description_topic',
-                                 bounds=bounds.get(name), check=checks.get(name))
-                 for name, (default, text) in PARAMETERS.items()}
-        specs.update((spec.name, spec) for spec in LOADER_PARAMETERS)
-        for parser in self._registry:
-            for option in parser.options:
-                name = f'{parser.name}.{option.name}'
-                specs[name] = ParamSpec(name, option.default,
-                                        option.description or f'{parser.name} parser option')
-        return specs
 
     def destroy_node(self) -> None:
         """Stop the parameter services' thread and the loader before the node goes."""
@@ -373,12 +340,6 @@ class UrdfStateNode(Node):
                 return
             self._source = source
             self._install(loaded)
-
-    def _check_parser(self, parser: str) -> str | None:
-        names = list(self._registry.names())
-        if parser == 'auto' or parser in names:
-            return None
-        return f"unknown parser '{parser}' (available: auto, {', '.join(names)})"
 
     def _on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
         """Runs on the parameter services' thread (see param_services), never on the executor's."""
