@@ -61,8 +61,10 @@ LOADER_PARAMETERS = (
               read_only=True, bounds=(1024, (1 << 31) - 1)),
 )
 
-#: After a model this large is swapped out, memory is handed back to the system.
+#: After a model this large is swapped out, memory is handed back to the system...
 _TRIM_BYTES = 1 << 20
+#: ... this long after the swap [s].
+_TRIM_DELAY_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -173,16 +175,20 @@ class DescriptionLoader:
 
     @staticmethod
     def release_memory(old: Loaded | None, new: Loaded) -> None:
-        """After swapping out (or in) a large model, give the freed heap back to the system.
+        """After a large model was swapped out (or in), give the freed heap back to the system.
 
-        Python frees the objects, but glibc keeps the pages in its arenas; the
-        RSS would stay at its peak. ``malloc_trim`` exists only in glibc.
+        Python frees the objects, but glibc keeps the pages in its arenas and
+        the RSS would stay at its peak (``malloc_trim`` exists only in glibc).
+        The trim runs a second later, on a timer thread: by then rclpy has
+        replaced the old ``robot_description`` value and the caller has let go
+        of the old state.
         """
-        sizes = [len(x.source.text) for x in (old, new) if x is not None]
+        sizes = [len(x.source.text) + len(x.description) for x in (old, new) if x is not None]
         if max(sizes, default=0) < _TRIM_BYTES:
             return
-        gc.collect()
-        _malloc_trim()
+        timer = threading.Timer(_TRIM_DELAY_S, _collect_and_trim)
+        timer.daemon = True
+        timer.start()
 
     # -- the loader thread (descriptions from the topic) ---------------------------
 
@@ -216,7 +222,8 @@ class DescriptionLoader:
             self._thread.join(timeout=5.0)
 
 
-def _malloc_trim() -> None:
+def _collect_and_trim() -> None:
+    gc.collect()
     try:
         libc = ctypes.CDLL(ctypes.util.find_library('c') or 'libc.so.6')
         trim = libc.malloc_trim

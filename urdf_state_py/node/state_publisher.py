@@ -216,7 +216,6 @@ class UrdfStateNode(Node):
             self._publish_defaults(loaded)
         old, self._loaded = self._loaded, loaded
         self._loader.release_memory(old, loaded)
-        del old
 
     # -- publishing ------------------------------------------------------------------
 

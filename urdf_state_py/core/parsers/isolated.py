@@ -85,19 +85,19 @@ class IsolatedParser:
             raise DescriptionError(f'description is {size} bytes, over the limit of '
                                    f'{limits.max_bytes} (description.max_bytes)',
                                    kind='size limit')
-        request = json.dumps({'data': data, 'parser': parser, 'options': dict(options),
-                              'policy': policy, 'max_bytes': limits.max_bytes}).encode()
+        request = _frame({'parser': parser, 'options': dict(options), 'policy': policy,
+                          'max_bytes': limits.max_bytes}, data)
         with self._lock:
             reply = self._exchange(request, limits.timeout_s)
             if size > RECYCLE_BYTES or len(reply) > RECYCLE_BYTES:
                 self._stop_worker()
-        answer = json.loads(reply)
+        answer, published = _unframe(reply)
         if not answer.get('ok'):
             raise DescriptionError(answer.get('error', 'parser process failed'),
                                    parser=answer.get('parser'),
                                    kind=answer.get('kind', 'invalid'))
         model = model_from_data(answer['model'])
-        return ParseResult(model, answer['published'], answer['parser'])
+        return ParseResult(model, data if answer['same'] else published, answer['parser'])
 
     def close(self) -> None:
         """Stop the worker now, also in the middle of a parse (which then fails).
@@ -181,6 +181,20 @@ def _ended(code: int | None, limits: ParseLimits) -> str:
             f'{limits.max_memory_mb} reached?)')
 
 
+def _frame(meta: dict, text: str) -> bytes:
+    """One message: a JSON line (no raw newline: JSON escapes them) then ``text`` as is.
+
+    A description travels as raw UTF-8, not as a JSON string: no escaping of
+    its quotes and no second copy in the JSON parser.
+    """
+    return json.dumps(meta).encode() + b'\n' + text.encode('utf-8')
+
+
+def _unframe(payload: bytes) -> tuple[dict, str]:
+    meta, _, text = payload.partition(b'\n')
+    return json.loads(meta), text.decode('utf-8')
+
+
 def _read(stream: BinaryIO, size: int, deadline: float) -> bytes:
     """Exactly ``size`` bytes from ``stream`` by ``deadline`` (TimeoutError, EOFError)."""
     fd = stream.fileno()
@@ -228,7 +242,8 @@ def _serve(max_memory_mb: int, classes: list[list[str]]) -> None:  # pragma: no 
         header = source.read(_HEADER.size)
         if len(header) < _HEADER.size:
             return
-        request = json.loads(source.read(_HEADER.unpack(header)[0]))
+        request, data = _unframe(source.read(_HEADER.unpack(header)[0]))
+        request['data'] = data
         reply = _handle(registry, request, policy, limit_expansion, max_memory_mb)
         out.write(_HEADER.pack(len(reply)) + reply)
         out.flush()
@@ -248,8 +263,9 @@ def _handle(registry: Any, request: dict, policy: Any, limit_expansion: Any,
             raise DescriptionError(f"expanded description is {size} bytes, over the limit of "
                                    f"{request['max_bytes']} (description.max_bytes)", name,
                                    kind='size limit')
-        return json.dumps({'ok': True, 'parser': name, 'model': model_to_data(model),
-                           'published': published}).encode()
+        same = published == request['data']   # plain URDF: not sent back
+        return _frame({'ok': True, 'parser': name, 'model': model_to_data(model), 'same': same},
+                      '' if same else published)
     except DescriptionError as exc:
         if find_cause(exc, MemoryError) is not None:
             return _failure(name, _OUT_OF_MEMORY.format(max_memory_mb), 'memory limit')
@@ -264,7 +280,7 @@ _OUT_OF_MEMORY = 'out of memory (description.max_memory_mb={})'
 
 
 def _failure(parser: str | None, reason: str, kind: str) -> bytes:  # pragma: no cover (child)
-    return json.dumps({'ok': False, 'parser': parser, 'error': reason, 'kind': kind}).encode()
+    return _frame({'ok': False, 'parser': parser, 'error': reason, 'kind': kind}, '')
 
 
 if __name__ == '__main__':  # pragma: no cover (child)
