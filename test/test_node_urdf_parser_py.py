@@ -63,11 +63,7 @@ def _tf_after_state(probe, model, names, values, static_since):
         (m for m in list(probe.tf_static)[static_since:]
          if {t.child_frame_id for t in m.transforms} == fixed_children), None),
         what=f'/tf_static of {model.name}')
-    since = probe.mark()
-    stamp = probe.now_ns()
-    probe.publish_joint_state(names, values, stamp)
-    moving = probe.wait_tf_stamp(stamp, since)
-    return transform_map(static, moving)
+    return transform_map(static, probe.answer_to_state(names, values))
 
 
 def test_starts_with_urdf_parser_py_and_declares_its_option(node):
@@ -108,10 +104,7 @@ def test_tf_equals_builtin_parser_after_switch(probe, node, robot):
 
 
 def _still_publishes_arm(probe, node):
-    since = probe.mark()
-    stamp = probe.now_ns()
-    probe.publish_joint_state(['shoulder_pan'], [0.25], stamp)
-    tf = transform_map(probe.wait_tf_stamp(stamp, since))
+    tf = transform_map(probe.answer_to_state(['shoulder_pan'], [0.25]))
     assert tf['shoulder'][0] == 'base'
 
 
