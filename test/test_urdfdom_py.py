@@ -176,6 +176,14 @@ def test_disagreement_verison_prolog_typo():
     assert 'Malformed declaration expecting version' in raw
 
 
+def test_disagreement_str_with_encoding_declaration():
+    """What a node holds (the parameter is a str): lxml refuses it, the gate decodes it."""
+    builtin, plugin, _ = _verdicts(ARM.decode())   # (its raw column feeds bytes)
+    assert (builtin, plugin) == ('ok', 'ok')
+    with pytest.raises(ValueError, match='encoding declaration are not supported'):
+        urdf.URDF.from_xml_string(ARM.decode())
+
+
 def test_disagreement_undeclared_namespace_prefix():
     """A <xacro:...> leftover without xmlns:xacro: TinyXML (urdfdom) ignores it, lxml fails."""
     data = MINIMAL.format(joint=FIXED_JOINT.format(x=1), extra='<xacro:leftover/>')
