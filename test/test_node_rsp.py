@@ -7,12 +7,12 @@ import math
 
 import pytest
 
-from test_node_harness import NodeUnderTest, ROBOTS, transform_map, wait_until
+from robot_files import RSP_FIXTURES
+from test_node_harness import NodeUnderTest, transform_map, wait_until
 
-RSP = ROBOTS / 'robot_state_publisher_test' / 'test'
-FIXED = (RSP / 'two_links_fixed_joint.urdf').read_text()
-MOVING = (RSP / 'two_links_moving_joint.urdf').read_text()
-MIMIC = (RSP / 'mimic_joint.urdf').read_text()
+FIXED = (RSP_FIXTURES / 'two_links_fixed_joint.urdf').read_text()
+MOVING = (RSP_FIXTURES / 'two_links_moving_joint.urdf').read_text()
+MIMIC = (RSP_FIXTURES / 'mimic_joint.urdf').read_text()
 
 XACRO_REQUIRED_ARG = '''<?xml version="1.0"?>
 <robot name="xacro_arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
