@@ -9,22 +9,19 @@ calls); both /tf + /tf_static sets must match frame by frame to 1e-12 and
 compose to the core's FK. Then the plugin's rejections and its ``strict``
 option, which the node declares as the parameter ``urdf_parser_py.strict``.
 """
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from test_node_harness import (NodeUnderTest, ROBOTS, compose_poses, transform_map,
-                               wait_until)
+from robot_files import FIXTURES, H1_2 as H1_2_PATH, corpus_file, corpus_params
+from test_node_harness import NodeUnderTest, compose_poses, transform_map, wait_until
 from test_node_robots import random_state
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
 
 pytest.importorskip('urdf_parser_py.urdf')
 
-HERE = Path(__file__).resolve().parent
-ARM = (HERE / 'fixtures' / 'urdfdom_arm.urdf').read_text(encoding='utf-8')
-H1_2 = (HERE.parent / 'robots' / 'h1_2' / 'h1_2.urdf').read_text(encoding='utf-8')
+ARM = (FIXTURES / 'urdfdom_arm.urdf').read_text(encoding='utf-8')
+H1_2 = H1_2_PATH.read_text(encoding='utf-8')
 CORPUS_ROBOTS = {
     'talos': 'example_robot_data/talos_data/robots/talos_full_v2.urdf',
     'tiago': 'example_robot_data/tiago_description/robots/tiago.urdf',
@@ -44,10 +41,7 @@ def node():
 def _description(robot: str) -> str:
     if robot == 'fixture':
         return ARM
-    path = ROBOTS / CORPUS_ROBOTS[robot]
-    if not path.is_file():
-        pytest.skip(f'robot corpus not found ({path})')
-    return path.read_text(encoding='utf-8')
+    return corpus_file(CORPUS_ROBOTS[robot]).read_text(encoding='utf-8')
 
 
 def _set(probe, node, **values):
@@ -75,7 +69,7 @@ def test_starts_with_urdf_parser_py_and_declares_its_option(node):
     assert 'urdfdom-py' in descriptor.description
 
 
-@pytest.mark.parametrize('robot', ['fixture'] + sorted(CORPUS_ROBOTS))
+@pytest.mark.parametrize('robot', ['fixture'] + corpus_params(sorted(CORPUS_ROBOTS)))
 def test_tf_equals_builtin_parser_after_switch(probe, node, robot):
     text = _description(robot)
     model = load_model(text, parser='urdf')

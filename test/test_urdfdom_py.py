@@ -10,12 +10,11 @@ readers disagree, the test pins who accepts what, so a change of urdfdom-py
 from __future__ import annotations
 
 import math
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-from test_parsers_corpus import CORPUS, INVALID, ROWS, assert_same_model, needs_corpus
+from robot_files import CORPUS, FIXTURES, H1_2 as H1_2_PATH, corpus_params, needs_corpus
+from test_parsers_corpus import INVALID, ROWS, assert_same_model
 from urdf_state_py import DescriptionError, Kinematics, Model, load_model
 from urdf_state_py.core.parsers import ParserRegistry, default_registry
 from urdf_state_py.core.parsers.registry import BUILTIN_PARSERS
@@ -23,9 +22,8 @@ from urdf_state_py.core.parsers.registry import BUILTIN_PARSERS
 urdf = pytest.importorskip('urdf_parser_py.urdf')
 xml_reflection = pytest.importorskip('urdf_parser_py.xml_reflection.core')
 
-HERE = Path(__file__).resolve().parent
-ARM = (HERE / 'fixtures' / 'urdfdom_arm.urdf').read_bytes()
-H1_2 = (HERE.parent / 'robots' / 'h1_2' / 'h1_2.urdf').read_bytes()
+ARM = (FIXTURES / 'urdfdom_arm.urdf').read_bytes()
+H1_2 = H1_2_PATH.read_bytes()
 PLUGIN = 'urdf_parser_py'
 
 
@@ -334,8 +332,7 @@ def test_pinned_rejections_are_corpus_files():
     assert len(ROWS) - len(RAW_REJECTS) == 34 and len(ROWS) - len(PLUGIN_REJECTS) == 39
 
 
-@needs_corpus
-@pytest.mark.parametrize('row', ROWS, ids=[row['file'] for row in ROWS])
+@pytest.mark.parametrize('row', corpus_params(ROWS, ids=[row['file'] for row in ROWS]))
 def test_corpus_from_urdf_parser_py_equals_builtin(row):
     data = (CORPUS / row['file']).read_bytes()
     if row['file'] in RAW_REJECTS:
@@ -349,8 +346,7 @@ def test_corpus_from_urdf_parser_py_equals_builtin(row):
     assert_same_fk(converted, builtin)
 
 
-@needs_corpus
-@pytest.mark.parametrize('row', ROWS, ids=[row['file'] for row in ROWS])
+@pytest.mark.parametrize('row', corpus_params(ROWS, ids=[row['file'] for row in ROWS]))
 def test_corpus_plugin_equals_builtin(row):
     data = (CORPUS / row['file']).read_bytes()
     registry = default_registry()
@@ -367,8 +363,7 @@ def test_corpus_plugin_equals_builtin(row):
     assert_same_fk(model, load_model(data, parser='urdf'))
 
 
-@needs_corpus
-@pytest.mark.parametrize('relative', sorted(INVALID))
+@pytest.mark.parametrize('relative', corpus_params(sorted(INVALID)))
 def test_corpus_invalid_files_rejected_by_both_ways_in(relative):
     """Rejected by the plugin; and raw urdfdom-py either rejects them or reads a robot that
     the conversion rejects with the built-in reader's message (loops, two trees, ...)."""
