@@ -74,8 +74,8 @@ class Selection:
 
 
 class JointFrames:
-    """Parent-relative transforms of one model's joints (thread-safe: the cache only grows
-    by whole entries)."""
+    """Parent-relative transforms of one model's joints (thread-safe: the selection cache is
+    a dict changed only by whole entries; a lost race just computes a selection twice)."""
 
     def __init__(self, model: Model, movable: Sequence[Joint],
                  variable_index: Mapping[str, int]) -> None:
@@ -96,7 +96,7 @@ class JointFrames:
         self._is_planar = np.array([j.type is JointType.PLANAR for j in movable], dtype=bool)
         self._is_floating = np.array([j.type is JointType.FLOATING for j in movable], dtype=bool)
         self._selections: dict[bytes, Selection] = {}
-        self.all = self._make_selection(np.arange(n, dtype=np.intp))
+        self.all_movable = self._make_selection(np.arange(n, dtype=np.intp))
         self.fixed = _fixed_transforms(model)
 
     def joint_index(self, names: Sequence[str]) -> np.ndarray:
@@ -123,7 +123,7 @@ class JointFrames:
     def selection(self, joints) -> Selection:
         """The cached :class:`Selection` of ``joints``: None (all), names or an index array."""
         if joints is None:
-            return self.all
+            return self.all_movable
         if isinstance(joints, np.ndarray) and joints.dtype.kind in 'iu':
             idx = joints.astype(np.intp, copy=False)
         else:
