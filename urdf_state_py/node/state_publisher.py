@@ -162,14 +162,14 @@ class UrdfStateNode(Node):
                     self._loader.rejected('the start-up parameter', err, keeping=False)
 
     def destroy_node(self) -> None:
-        """Stop the parameter services' thread and the loader before the node goes."""
-        services = getattr(self, '_parameter_services', None)   # None: __init__ failed early
+        """Stop the loader (a parse in progress ends at once), then the parameter services."""
+        loader = getattr(self, '_loader', None)   # None: __init__ failed early
+        if loader is not None:
+            loader.close()
+        services = getattr(self, '_parameter_services', None)
         self._parameter_services = None
         if services is not None:
             services.close()
-        loader = getattr(self, '_loader', None)
-        if loader is not None:
-            loader.close()
         super().destroy_node()
 
     # -- public helpers -----------------------------------------------------------

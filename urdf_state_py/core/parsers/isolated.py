@@ -72,6 +72,7 @@ class IsolatedParser:
         self._classes = [[cls.__module__, cls.__qualname__] for cls in parser_classes]
         self._lock = threading.Lock()
         self._worker: subprocess.Popen | None = None
+        self._closing = False   # close() killed the worker: a failing parse says so
 
     def parse(self, data: str, parser: str, options: Mapping[str, Any],
               policy: str) -> ParseResult:
@@ -88,7 +89,14 @@ class IsolatedParser:
         request = _frame({'parser': parser, 'options': dict(options), 'policy': policy,
                           'max_bytes': limits.max_bytes}, data)
         with self._lock:
-            reply = self._exchange(request, limits.timeout_s)
+            self._closing = False
+            try:
+                reply = self._exchange(request, limits.timeout_s)
+            except DescriptionError:
+                if self._closing:
+                    raise DescriptionError('parsing stopped: the parser was closed '
+                                           '(shutting down)', kind='internal') from None
+                raise
             if size > RECYCLE_BYTES or len(reply) > RECYCLE_BYTES:
                 self._stop_worker()
         answer, published = _unframe(reply)
@@ -105,6 +113,7 @@ class IsolatedParser:
         A new worker starts with the next parse. No lock is taken, so shutting
         down never waits for a parse to end.
         """
+        self._closing = True
         worker = self._worker
         if worker is not None and worker.poll() is None:
             worker.kill()
