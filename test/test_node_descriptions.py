@@ -290,6 +290,17 @@ class NodeProcess:
         return code, ''.join(self.lines)
 
 
+def test_an_integer_start_up_value_for_a_double_is_taken(probe):
+    """``-p publish_frequency:=30`` is an integer to rcl; rclpy alone would refuse it."""
+    node = NodeUnderTest('urdf_state_int_start', {'publish_frequency': 30,
+                                                  'robot_description': robot(name='it')})
+    try:
+        assert not node.logs('error')
+        assert node.node.get_parameter('publish_frequency').value == 30.0
+    finally:
+        node.close()
+
+
 def test_invalid_start_up_values_in_a_real_process_no_traceback():
     node = NodeProcess('-p', 'publish_frequency:=-1.0', '-p', 'parser:=bogus',
                        robot_name='proc')
