@@ -224,6 +224,18 @@ def test_zero_and_non_finite_axes_are_rejected(probe, good, axis, reason):
     assert_good_model_on_tf(probe, good)
 
 
+def test_an_unexpected_failure_is_a_rejection_not_a_dead_service(probe, good, monkeypatch):
+    def broken(*_args, **_kwargs):
+        raise RuntimeError('simulated bug')
+    monkeypatch.setattr(good.node._loader, 'build', broken)
+    result, = probe.set_parameters(good.name, robot_description=robot(name='boom'))
+    assert not result.successful and 'simulated bug' in result.reason
+    monkeypatch.undo()
+    result, = probe.set_parameters(good.name, robot_description=robot(name='after'))
+    assert result.successful, result.reason
+    assert good.node.model.name == 'after'
+
+
 def test_operator_can_allow_full_xacro_at_run_time(probe):
     node = NodeUnderTest('urdf_state_full', {'description.runtime_xacro': 'full',
                                              'frame_prefix': 'fx/'})
@@ -322,8 +334,12 @@ def test_sigint_during_a_parse_ends_the_node_quietly(probe):
         node.wait_loaded()
         worker = _parser_process(node.proc.pid)
         idle = worker.cpu_times().user
-        threading.Thread(target=lambda: probe.set_parameters(
-            f'/{name}', robot_description=macro_bomb()), daemon=True).start()
+        def set_bomb():   # never answered: the node is interrupted meanwhile
+            try:
+                probe.set_parameters(f'/{name}', robot_description=macro_bomb(), timeout=5.0)
+            except BaseException:  # noqa: BLE001 (pytest.fail of the harness, in a thread)
+                pass
+        threading.Thread(target=set_bomb, daemon=True).start()
         wait_until(lambda: worker.cpu_times().user > idle + 0.5, what='the parse to run')
     finally:
         code, text = node.interrupt()

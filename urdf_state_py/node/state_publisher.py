@@ -347,6 +347,10 @@ class UrdfStateNode(Node):
                 self._apply(params)
             except _Rejected as rejected:
                 return SetParametersResult(successful=False, reason=str(rejected))
+            except Exception as exc:  # noqa: BLE001 (a bug must not end the parameter services)
+                reason = f'internal error while applying the change: {type(exc).__name__}: {exc}'
+                self.get_logger().error(reason)
+                return SetParametersResult(successful=False, reason=reason)
             return SetParametersResult(successful=True)
 
     def _check_change(self, name: str, value: Any) -> None:

@@ -99,13 +99,20 @@ class IsolatedParser:
                 raise
             if size > RECYCLE_BYTES or len(reply) > RECYCLE_BYTES:
                 self._stop_worker()
-        answer, published = _unframe(reply)
-        if not answer.get('ok'):
-            raise DescriptionError(answer.get('error', 'parser process failed'),
-                                   parser=answer.get('parser'),
-                                   kind=answer.get('kind', 'invalid'))
-        model = model_from_data(answer['model'])
-        return ParseResult(model, data if answer['same'] else published, answer['parser'])
+        try:
+            answer, published = _unframe(reply)
+            if not answer.get('ok'):
+                raise DescriptionError(str(answer.get('error', 'parser process failed')),
+                                       parser=answer.get('parser'),
+                                       kind=str(answer.get('kind', 'invalid')))
+            model = model_from_data(answer['model'])
+            return ParseResult(model, data if answer['same'] else published,
+                               str(answer['parser']))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            if isinstance(exc, DescriptionError):
+                raise
+            raise DescriptionError(f'malformed reply from the parser process ({exc!r})',
+                                   kind='internal') from None
 
     def close(self) -> None:
         """Stop the worker now, also in the middle of a parse (which then fails).
