@@ -1,4 +1,5 @@
-"""The ``urdf_state_check`` CLI on real corpus files: what a user debugging a description sees.
+"""The ``urdf_state_check`` CLI on the fixtures and the bundled robot: what a user debugging a
+description sees.
 
 Most tests call :func:`urdf_state_py.tools.cli.main` in-process (fast, exact
 output); a few run ``python -m urdf_state_py`` in a subprocess to cover the
@@ -17,10 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from robot_files import H1_2, INVALID_FIXTURES, RSP_FIXTURES
 from urdf_state_py.tools import cli
-
-RSP_TEST = Path('robot_state_publisher_test') / 'test'
-INVALID = Path('invalid') / 'ros2_urdf_test' / 'urdf' / 'test'
 
 
 def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -55,8 +54,8 @@ def poses(out: str) -> dict[str, dict[str, list[float]]]:
 # ------------------------------------------------------------------ check
 
 
-def test_check_fixed_joint_prints_counts_and_tree(capsys, robots_dir):
-    path = robots_dir / RSP_TEST / 'two_links_fixed_joint.urdf'
+def test_check_fixed_joint_prints_counts_and_tree(capsys):
+    path = RSP_FIXTURES / 'two_links_fixed_joint.urdf'
     code, out, err = call(capsys, 'check', str(path))
     assert code == 0, err
     lines = out.splitlines()
@@ -73,8 +72,8 @@ def test_check_fixed_joint_prints_counts_and_tree(capsys, robots_dir):
     assert tree == ['  link1', '    link2  <- joint1 (fixed)']
 
 
-def test_check_through_python_m_and_stdin(robots_dir):
-    path = robots_dir / RSP_TEST / 'two_links_moving_joint.urdf'
+def test_check_through_python_m_and_stdin():
+    path = RSP_FIXTURES / 'two_links_moving_joint.urdf'
     by_path = run_cli('check', str(path))
     assert by_path.returncode == 0, by_path.stderr
     assert 'links: 2' in by_path.stdout
@@ -86,15 +85,21 @@ def test_check_through_python_m_and_stdin(robots_dir):
     assert by_stdin.stdout == by_path.stdout
 
 
-def test_check_forced_parser_and_xacro_args(capsys, tmp_path):
-    """--xacro-arg reaches the xacro parser; a forced parser is reported as such."""
+def write_arm_xacro(tmp_path: Path) -> Path:
+    """A two-link xacro document whose link names are the args ``base`` and ``tip``."""
     xacro_file = tmp_path / 'arm.urdf.xacro'
     xacro_file.write_text(
         '<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">\n'
-        '  <xacro:arg name="tip" default="tip"/>\n'
-        '  <link name="base"/><link name="$(arg tip)"/>\n'
-        '  <joint name="j" type="fixed"><parent link="base"/><child link="$(arg tip)"/>'
-        '</joint>\n</robot>\n')
+        '  <xacro:arg name="base" default="base"/><xacro:arg name="tip" default="tip"/>\n'
+        '  <link name="$(arg base)"/><link name="$(arg tip)"/>\n'
+        '  <joint name="j" type="fixed"><parent link="$(arg base)"/>'
+        '<child link="$(arg tip)"/></joint>\n</robot>\n')
+    return xacro_file
+
+
+def test_check_forced_parser_and_xacro_args(capsys, tmp_path):
+    """--xacro-arg reaches the xacro parser; a forced parser is reported as such."""
+    xacro_file = write_arm_xacro(tmp_path)
     code, out, err = call(capsys, 'check', str(xacro_file), '--xacro-arg', 'tip:=gripper')
     assert code == 0, err
     assert 'parser: xacro (auto-detected)' in out
@@ -103,6 +108,42 @@ def test_check_forced_parser_and_xacro_args(capsys, tmp_path):
     assert code == 0, err
     assert 'parser: xacro (forced by --parser)' in out
     assert '    tip  <- j (fixed)' in out
+
+
+def test_check_option_reaches_any_parser(capsys, tmp_path):
+    """--option PARSER.OPTION=VALUE, typed after the option's default; other parsers' ignored."""
+    pytest.importorskip('urdf_parser_py')
+    noisy = tmp_path / 'noisy.urdf'
+    noisy.write_text((RSP_FIXTURES / 'two_links_moving_joint.urdf').read_text().replace(
+        '</robot>', '<mujoco/></robot>'))
+    args = ('check', str(noisy), '--parser', 'urdf_parser_py')
+    code, out, err = call(capsys, *args, '--option', 'urdf_parser_py.strict=false')
+    assert code == 0, err
+    assert 'parser: urdf_parser_py (forced by --parser)' in out
+    code, out, err = call(capsys, *args, '--option', 'urdf_parser_py.strict=yes')
+    assert code == 1 and 'Unknown tag "mujoco"' in err
+    code, out, err = call(capsys, 'check', str(noisy), '--option', 'urdf_parser_py.strict=on')
+    assert code == 0 and "ignored: the description is read by parser 'urdf'" in err
+
+
+def test_check_option_list_items_append(capsys, tmp_path):
+    code, out, err = call(capsys, 'check', str(write_arm_xacro(tmp_path)),
+                          '--xacro-arg', 'base:=palm', '--option', 'xacro.args=tip:=finger')
+    assert code == 0, err
+    assert '    finger  <- j (fixed)' in out and 'root: palm' in out
+
+
+@pytest.mark.parametrize('option, message', [
+    ('strict=true', "is not of the form PARSER.OPTION=VALUE"),
+    ('urdf_parser_py.strict', "is not of the form PARSER.OPTION=VALUE"),
+    ('urdf_parser_py.verbose=1', "parser 'urdf_parser_py' has no option 'verbose'"),
+    ('urdf_parser_py.strict=maybe', 'urdf_parser_py.strict=maybe: not a bool'),
+])
+def test_check_option_usage_errors_exit_2(capsys, option, message):
+    path = str(RSP_FIXTURES / 'two_links_moving_joint.urdf')
+    code, out, err = call(capsys, 'check', path, '--parser', 'urdf_parser_py', '--option', option)
+    assert code == 2 and out == ''
+    assert message in err
 
 
 def test_check_mimic_joint_counted(capsys, tmp_path):
@@ -123,24 +164,23 @@ def test_check_mimic_joint_counted(capsys, tmp_path):
 
 
 @pytest.mark.parametrize('name, expected', [
-    ('fail_pr2_desc_double_joint.urdf', "joint name 'fl_caster_rotation_joint' is not unique"),
-    ('fail_pr2_desc_loop.urdf', 'no root link'),
-    ('fail_pr2_desc_bracket.urdf', "joint 'fl_caster_rotation_joint' origin rpy"),
-    ('fail_three_links_one_joint.urdf', 'mismatched tag'),
+    ('double_joint.urdf', "joint name 'wheel_joint' is not unique"),
+    ('loop.urdf', 'no root link'),
+    ('bracket.urdf', "joint 'caster_joint' origin rpy"),
+    ('mismatched_tag.urdf', 'mismatched tag'),
 ])
-def test_check_invalid_exits_1_with_message(capsys, robots_dir, name, expected):
-    code, out, err = call(capsys, 'check', str(robots_dir / INVALID / name))
+def test_check_invalid_exits_1_with_message(capsys, name, expected):
+    code, out, err = call(capsys, 'check', str(INVALID_FIXTURES / name))
     assert code == 1
     assert out == ''
     assert err.startswith('error: [urdf] ')
     assert expected in err
 
 
-def test_invalid_file_has_no_traceback_in_subprocess(robots_dir):
-    result = run_cli('check', str(robots_dir / INVALID / 'fail_pr2_desc_double_joint.urdf'))
+def test_invalid_file_has_no_traceback_in_subprocess():
+    result = run_cli('check', str(INVALID_FIXTURES / 'double_joint.urdf'))
     assert result.returncode == 1
-    assert result.stderr == ("error: [urdf] joint name 'fl_caster_rotation_joint' "
-                             'is not unique\n')
+    assert result.stderr == "error: [urdf] joint name 'wheel_joint' is not unique\n"
     assert 'Traceback' not in result.stderr
 
 
@@ -153,13 +193,13 @@ def test_unreadable_file_is_error_1(capsys, tmp_path):
 # ------------------------------------------------------------------ fk
 
 
-def test_fk_continuous_joint_at_pi(capsys, robots_dir):
+def test_fk_continuous_joint_at_pi(capsys):
     """joint1: continuous about the default axis x, origin xyz="5 0 0" rpy="0 0 1.57".
 
     The joint rotates link2 about its own origin, so link2 stays at x = 5 and
     its orientation is Rz(1.57) @ Rx(pi).
     """
-    path = robots_dir / RSP_TEST / 'two_links_moving_joint.urdf'
+    path = RSP_FIXTURES / 'two_links_moving_joint.urdf'
     code, out, err = call(capsys, 'fk', str(path), '--set', 'joint1=pi')
     assert code == 0, err
     assert err == ''
@@ -176,8 +216,8 @@ def test_fk_continuous_joint_at_pi(capsys, robots_dir):
     assert (pitch, yaw) == pytest.approx((0.0, 1.57), abs=1e-6)
 
 
-def test_fk_subprocess_link_selection(robots_dir):
-    path = robots_dir / RSP_TEST / 'two_links_moving_joint.urdf'
+def test_fk_subprocess_link_selection():
+    path = RSP_FIXTURES / 'two_links_moving_joint.urdf'
     result = run_cli('fk', str(path), '--set', f'joint1={math.pi / 2}', '--link', 'link2')
     assert result.returncode == 0, result.stderr
     parsed = poses(result.stdout)
@@ -218,14 +258,19 @@ def test_fk_ignore_limits_uses_raw_value(capsys, limited_arm):
     assert tip['xyz'] == pytest.approx([2 * math.cos(2.0), 2 * math.sin(2.0), 0.0], abs=1e-6)
 
 
-def test_fk_clamped_real_robot_subprocess(robots_dir):
-    """UR5 shoulder_pan_joint is limited to +-2 pi: 10 rad is clamped and named."""
-    path = robots_dir / 'example_robot_data' / 'ur_description' / 'urdf' / 'ur5_robot.urdf'
-    result = run_cli('fk', str(path), '--set', 'shoulder_pan_joint=10', '--link', 'tool0')
+def test_fk_clamped_real_robot_subprocess():
+    """H1_2's left_elbow_joint is limited to [-0.95, 3.18]: 10 rad is clamped and named,
+    and the wrist ends where it is at the limit itself."""
+    args = ('fk', str(H1_2), '--link', 'left_wrist_yaw_link', '--set')
+    result = run_cli(*args, 'left_elbow_joint=10')
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith('warning:')]
     assert len(warnings) == 1
-    assert 'shoulder_pan_joint (10 -> 6.28319)' in warnings[0]
+    assert 'left_elbow_joint (10 -> 3.18)' in warnings[0]
+    at_limit = run_cli(*args, 'left_elbow_joint=3.18')
+    assert at_limit.returncode == 0 and at_limit.stderr == ''
+    assert poses(result.stdout) == poses(at_limit.stdout)
+    assert poses(result.stdout) != poses(run_cli(*args, 'left_elbow_joint=3.0').stdout)
 
 
 @pytest.mark.parametrize('args, message', [

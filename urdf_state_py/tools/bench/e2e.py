@@ -292,7 +292,7 @@ def run_cprofile(robot, seconds: float, env: dict, log_dir: Path, top: int = 14,
                      ct / updates * 1e6, 100.0 * tt / total if total else None))
     wanted = {'_wait_for_ready_callbacks': 'executor wait-set + wait',
               'take_message': 'take_message (deserialise)',
-              '_on_joint_state_raw': 'node callback', 'publish_raw': 'publish_raw',
+              'on_raw': 'node callback', 'publish_raw': 'publish_raw',
               'publish': 'Publisher.publish'}
     parts = {}
     for (filename, _line, func), (_cc, _nc, _tt, ct, _callers) in stats.stats.items():
