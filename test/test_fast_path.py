@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip('rclpy')
 
-from robot_files import big_robot_params  # noqa: E402
+from robot_files import H1_2, big_robot_params  # noqa: E402
 from urdf_state_py.node.fast_path import FastPath  # noqa: E402
 from urdf_state_py.node.joint_states import JointStateMerger  # noqa: E402
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
@@ -193,8 +193,8 @@ def test_prefix_change_takes_a_new_fast_path_over_the_same_state(toy):
 
 
 @pytest.fixture(scope='module')
-def h1_2(repo_root):
-    return load_model((repo_root / 'robots' / 'h1_2' / 'h1_2.urdf').read_text())
+def h1_2():
+    return load_model(H1_2.read_text())
 
 
 def test_h1_2_in_limit_inputs_take_the_fast_path_once_the_clamped_mimics_were_warned(h1_2):

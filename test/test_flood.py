@@ -12,13 +12,14 @@ import pytest
 pytest.importorskip('rclpy')
 pytest.importorskip('psutil')
 
+from robot_files import H1_2  # noqa: E402
 from urdf_state_py.tools.bench.common import loopback_env  # noqa: E402
 from urdf_state_py.tools.bench.flood import run_flood  # noqa: E402
 
 
 @pytest.mark.parametrize('executor', ['auto', 'single'])
-def test_parameters_answer_and_tf_flows_during_a_flood(executor, repo_root, tmp_path):
-    urdf = (repo_root / 'robots' / 'h1_2' / 'h1_2.urdf').read_text()
+def test_parameters_answer_and_tf_flows_during_a_flood(executor, tmp_path):
+    urdf = H1_2.read_text()
     result = run_flood(urdf, executor, loopback_env(), tmp_path, seconds=4.0, publishers=3,
                        rate=21000.0, after=2.0, timeout=5.0, tag=f'flood_{executor}')
     assert result['asked'] >= 3, result

@@ -14,6 +14,7 @@ import uuid
 import numpy as np
 import pytest
 
+from robot_files import H1_2, corpus_file  # noqa: E402
 from test_node_harness import NS, NodeUnderTest, Probe, _Spinner, wait_until  # noqa: E402
 from test_node_joint_states import MULTI_DOF, TOY  # noqa: E402
 
@@ -109,13 +110,12 @@ def side():
 
 
 @pytest.mark.parametrize('robot', ['talos', 'h1_2', 'multi_dof'])
-def test_hot_path_tf_equals_the_general_path_byte_for_byte(side, robot, repo_root, request):
-    if robot == 'talos':
-        path = request.getfixturevalue('robots_dir') / \
-            'example_robot_data/talos_data/robots/talos_full_v2.urdf'
-        description = path.read_text()
+def test_hot_path_tf_equals_the_general_path_byte_for_byte(side, robot):
+    if robot == 'talos':   # skips with the corpus' reason when it is absent
+        description = corpus_file(
+            'example_robot_data/talos_data/robots/talos_full_v2.urdf').read_text()
     elif robot == 'h1_2':
-        description = (repo_root / 'robots' / 'h1_2' / 'h1_2.urdf').read_text()
+        description = H1_2.read_text()
     else:
         description = MULTI_DOF
     node = NodeUnderTest(f'urdf_state_hot_{robot}', {
