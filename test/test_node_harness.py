@@ -203,6 +203,13 @@ class Probe:
         msg.position = [float(p) for p in positions]
         self.joint_state_publisher(topic).publish(msg)
 
+    def answer_to_state(self, names, positions):
+        """Publish a JointState stamped now; the /tf message answering it."""
+        since = self.mark()
+        stamp = self.now_ns()
+        self.publish_joint_state(names, positions, stamp)
+        return self.wait_tf_stamp(stamp, since)
+
     # -- received transforms ---------------------------------------------------
 
     def tf_since(self, index=0):
