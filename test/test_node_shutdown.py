@@ -52,7 +52,7 @@ SIGNALS = {
 class NodeProcess:
     """``python -m urdf_state_py.node`` in its own session, its output in a file."""
 
-    def __init__(self, tmp_path, parameters: dict, executor: str) -> None:
+    def __init__(self, tmp_path, parameters: dict, executor: str, ros_args=()) -> None:
         import yaml
         self.name = 'shutdown_' + uuid.uuid4().hex[:8]
         params = tmp_path / 'params.yaml'
@@ -64,7 +64,7 @@ class NodeProcess:
         with open(self.log, 'wb') as out:
             self.proc = subprocess.Popen(
                 [sys.executable, '-m', 'urdf_state_py.node', '--ros-args',
-                 '-r', f'__node:={self.name}', '--params-file', str(params)],
+                 '-r', f'__node:={self.name}', '--params-file', str(params), *ros_args],
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
                 start_new_session=True)
 
@@ -102,8 +102,8 @@ class NodeProcess:
 def start_node(tmp_path):
     started = []
 
-    def start(parameters, executor='auto'):
-        started.append(NodeProcess(tmp_path, parameters, executor))
+    def start(parameters, executor='auto', ros_args=()):
+        started.append(NodeProcess(tmp_path, parameters, executor, ros_args))
         return started[-1]
     yield start
     for node in started:
@@ -188,13 +188,14 @@ def big_tree(links: int, name: str) -> str:
 @pytest.mark.parametrize('executor', ['auto', 'single'])
 def test_signal_while_a_description_loads(probe, start_node, case, executor):
     name = 'loading_' + uuid.uuid4().hex[:6]
-    node = start_node({'robot_description': big_tree(LOADING_LINKS, name)}, executor)
+    # rcl's debug log says "Node initialized" when the rclpy Node exists; the
+    # description (seconds of parsing) is loaded right after that.
+    node = start_node({'robot_description': big_tree(LOADING_LINKS, name)}, executor,
+                      ros_args=('--log-level', 'rcl:=debug'))
     flow = JointStateFlow(probe)
     try:
-        # The node is on the graph once its rclpy Node exists; the description
-        # (seconds of parsing) is loaded after that.
-        wait_until(lambda: node.name in probe.node.get_node_names() or node.proc.poll() is not None,
-                   what=f'node {node.name} on the graph')
+        wait_until(lambda: 'Node initialized' in node.output() or node.proc.poll() is not None,
+                   what=f'node {node.name} created')
         before = node.output()
         node.send(SIGNALS[case])
         assert_quiet_exit(node, case)

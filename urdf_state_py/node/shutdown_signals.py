@@ -9,9 +9,22 @@ from __future__ import annotations
 import ctypes
 import signal
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
-__all__ = ['ShutdownSignals']
+__all__ = ['ShutdownRequested', 'ShutdownSignals']
+
+
+class ShutdownRequested(BaseException):
+    """SIGINT or SIGTERM arrived during start-up (see :meth:`ShutdownSignals.interruptible`).
+
+    A BaseException, so that ``except Exception`` (a parser wrapping errors)
+    lets it through, and not a KeyboardInterrupt: CPython marks a
+    KeyboardInterrupt that passes through code run from a string (pybind11's
+    ``py::exec``, which rclpy's C++ uses) as unhandled even when it is caught
+    later, and ``python -m`` then ends by killing itself with SIGINT (exit
+    status -2, seen here once in ~15 Ctrl-Cs during start-up).
+    """
 
 
 class ShutdownSignals:
@@ -23,11 +36,15 @@ class ShutdownSignals:
     a KeyboardInterrupt inside ``destroy_node()`` (a traceback, and launch's
     "process has died ... exit code -2"), or killed the interpreter while it
     exited (Python restores SIG_DFL during finalization). So the first SIGINT
-    or SIGTERM raises one KeyboardInterrupt in the main thread (unless
-    :meth:`record_only` was called), and from then on both signals are
-    ignored for the rest of the process: at once in the kernel (see
-    :func:`_ignore_in_kernel`), and on leaving the block for Python too
-    (SIG_IGN, which finalization leaves alone).
+    or SIGTERM is recorded in :attr:`received` (the spin loop checks it), and
+    raises :class:`ShutdownRequested` only inside :meth:`interruptible`
+    (start-up: rclpy init, building the node, which may be parsing a large
+    description); an exception anywhere else could hit an exception handler
+    or the clean-up, and inside an EventsExecutor callback it is logged as a
+    FATAL error with its traceback. From then on both signals are ignored for the
+    rest of the process: at once in the kernel (see :func:`_ignore_in_kernel`),
+    and on leaving the block for Python too (SIG_IGN, which finalization
+    leaves alone).
 
     Installed before ``rclpy.init``: rclpy's own handlers (Humble to Kilted
     alike) keep the previous handler and chain to it, after waking the
@@ -43,7 +60,7 @@ class ShutdownSignals:
 
     def __init__(self) -> None:
         self.received: int | None = None
-        self._raise = True
+        self._raise = False
         self._previous: dict[int, object] = {}
 
     def __enter__(self) -> ShutdownSignals:
@@ -51,9 +68,21 @@ class ShutdownSignals:
             self._previous = {sig: signal.signal(sig, self._on_signal) for sig in self.SIGNALS}
         return self
 
-    def record_only(self) -> None:
-        """From now on a first signal is only recorded in :attr:`received`, not raised."""
-        self._raise = False
+    @contextmanager
+    def interruptible(self) -> Iterator[None]:
+        """The first signal inside this block raises ShutdownRequested (also a pending one).
+
+        The exception can only come from inside the block (at the latest while
+        leaving it), so the caller's ``except ShutdownRequested`` around the
+        block sees it, and its exception handlers and ``finally`` never do.
+        """
+        self._raise = True
+        try:
+            if self.received is not None:
+                raise ShutdownRequested
+            yield
+        finally:
+            self._raise = False
 
     def _on_signal(self, signum: int, _frame) -> None:
         first = self.received is None
@@ -61,7 +90,7 @@ class ShutdownSignals:
             self.received = signum
             _ignore_in_kernel(self.SIGNALS)
         if first and self._raise:
-            raise KeyboardInterrupt
+            raise ShutdownRequested
 
     def __exit__(self, *_exc) -> None:
         # With a signal received: nothing new can arrive (ignored in the kernel)

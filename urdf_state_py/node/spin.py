@@ -17,7 +17,7 @@ from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedE
 from rclpy.node import Node
 from rclpy.task import Future
 
-from .shutdown_signals import ShutdownSignals
+from .shutdown_signals import ShutdownRequested, ShutdownSignals
 
 __all__ = ['make_executor', 'spin_until_shutdown']
 
@@ -113,28 +113,24 @@ def _run(make_node: Callable[[], Node], args: Sequence[str] | None,
     node = None
     spinner = None
     try:
-        rclpy.init(args=args)
-        spinner = executor()
-        node = make_node()
-        spinner.add_node(node)
+        with signals.interruptible():
+            rclpy.init(args=args)
+            spinner = executor()
+            node = make_node()
+            spinner.add_node(node)
         spin_for = _spin_for(spinner)
-        if _is_events_executor(spinner):
-            # It stops on SIGINT/SIGTERM by itself (shutting the context down), and
-            # logs an exception raised inside a callback as a FATAL error.
-            signals.record_only()
         while rclpy.ok() and signals.received is None:
             timeout = SPIN_TIMEOUT_S if step is None else step()
             if timeout is None:
                 break
             spin_for(timeout)
-    except (KeyboardInterrupt, ExternalShutdownException):
+    except (ShutdownRequested, KeyboardInterrupt, ExternalShutdownException):
         return True
     except Exception:  # noqa: BLE001 - re-raised unless Ctrl-C caused it
         if rclpy.ok() and signals.received is None:
             raise
         return True
     finally:
-        signals.record_only()     # the clean-up must not be cut short
         if spinner is not None:
             spinner.shutdown()
         if node is not None:
