@@ -180,6 +180,7 @@ class FastPath:
         publish = merger.throttle.check_quiet(stamp_ns, route.dst, now_ns, route.marked)
         if publish is None:
             return None
+        merger.seen_ns[route.dst] = now_ns
         if not publish:
             return b''
         merger.q[route.dst] = positions[route.src]

@@ -23,28 +23,30 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
-                       qos_profile_sensor_data)
+from rclpy.qos import qos_profile_sensor_data
 from rclpy.qos_overriding_options import QoSOverridingOptions
-from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from urdf_state_py.core.errors import DescriptionError
+from .diagnostics import DiagnosticsPublisher
 from .fast_path import FastPath
-from .joint_state_cdr import JointStateReader
+from .guards import INTERNAL_ERROR, CallbackGuard
+from .health import Health
+from .joint_state_cdr import JointStateReader, MalformedJointState
 from .joint_states import JointStateMerger, WarnOnce
+from .loaded_model import LoadedModel
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Model
 from urdf_state_py.core import parsers as _parsers
 from .params import declare, float_range
+from .qos import DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, quiet_publisher_events
 from .spin import make_executor, spin_until_shutdown
 from .tf_publishing import MovingTransforms, static_message
 
@@ -68,65 +70,13 @@ PARAMETERS: dict[str, tuple[Any, str]] = {
                              '(false: clamp them and warn once per joint).'),
     'publish_default_positions': (
         False, 'Publish joints that never received a state at their default position.'),
+    'diagnostics.stale_after': (
+        1.0, 'A joint not updated for this long [s] is reported stale on /diagnostics; 0 = off.'),
 }
-
-_DESCRIPTION_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
-                              reliability=ReliabilityPolicy.RELIABLE,
-                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
-_TF_STATIC_QOS = _DESCRIPTION_QOS
-
-
-def _quiet_publisher_events():
-    """Publisher event callbacks without rclpy's default handlers (None where unsupported).
-
-    By default rclpy adds two QoS event handlers per publisher (incompatible
-    QoS, incompatible type), each one more entity in the default executor's
-    wait set, rebuilt on every wake-up (~7 us per entity and JointState). Our
-    publishers offer the most permissive QoS of their topics (reliable;
-    transient local for /tf_static and robot_description), so their handlers
-    would have little to report; the joint_states subscription (QoS
-    overridable by parameters) keeps its handlers.
-    """
-    try:
-        from rclpy.event_handler import PublisherEventCallbacks
-    except ImportError:  # Humble
-        from rclpy.qos_event import PublisherEventCallbacks
-    try:
-        return PublisherEventCallbacks(use_default_callbacks=False)
-    except TypeError:  # pragma: no cover - a release without the option: keep the defaults
-        return None
-
-
-_TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
-                     reliability=ReliabilityPolicy.RELIABLE,
-                     durability=DurabilityPolicy.VOLATILE)
 
 # While publish_default_positions holds and nothing else reached /tf for this
 # long, the joints still at their defaults are re-sent (late TF listeners).
 _DEFAULTS_PERIOD_S = 1.0
-
-
-@dataclass
-class _Loaded:
-    """Everything derived from one accepted description; swapped as one reference."""
-
-    description: str         # as published on robot_description (xacro: expanded)
-    parser: str
-    model: Model
-    kinematics: Kinematics
-    merger: JointStateMerger
-    fixed: Any               # JointTransforms of the fixed joints (constant)
-    moving: MovingTransforms
-    clamp_warned: WarnOnce
-    fast: FastPath           # the common case of a JointState, fused (see fast_path)
-
-    def summary(self) -> str:
-        m = self.model
-        movable = len(m.movable_joint_names)
-        return (f"Robot '{m.name}' loaded with parser '{self.parser}': {len(m.links)} links, "
-                f'{len(m.joints)} joints ({movable} movable of which '
-                f'{len(m.mimic_joint_names)} mimic, {len(m.joints) - movable} fixed), '
-                f"root '{m.root}'")
 
 
 class UrdfStateNode(Node):
@@ -136,10 +86,12 @@ class UrdfStateNode(Node):
         super().__init__(node_name, **kwargs)
         self._registry = registry if registry is not None else _parsers.default_registry()
         self._lock = threading.RLock()
-        self._loaded: _Loaded | None = None
+        self._loaded: LoadedModel | None = None
         self._topic_description: str | None = None
         self._last_tf_ns = 0
         self._clock_handle = self.get_clock().handle   # rcl clock: get_now() in every release
+        self._health = Health()
+        self._guard = CallbackGuard(self.get_logger, self._health, self._now_ns)
 
         # -- parameters ------------------------------------------------------
         self._use_topic = bool(declare(self, 'use_robot_description_topic',
@@ -150,7 +102,8 @@ class UrdfStateNode(Node):
             if name == 'use_robot_description_topic' or (
                     name == 'robot_description' and self._use_topic):
                 continue
-            rng = float_range(0.0, MAX_FREQUENCY) if name == 'publish_frequency' else None
+            rng = {'publish_frequency': float_range(0.0, MAX_FREQUENCY),
+                   'diagnostics.stale_after': float_range(0.0, 3600.0)}.get(name)
             cfg[name] = declare(self, name, default, text, floating_point_range=rng)
         self._option_params: dict[str, tuple[str, str]] = {}  # param -> (parser, option)
         for pname in self._registry.names():
@@ -166,23 +119,31 @@ class UrdfStateNode(Node):
             cfg['parser'] = 'auto'
 
         # -- topics ------------------------------------------------------------
-        events = _quiet_publisher_events()
-        self._tf_pub = self.create_publisher(TFMessage, '/tf', _TF_QOS, event_callbacks=events)
-        self._tf_static_pub = self.create_publisher(TFMessage, '/tf_static', _TF_STATIC_QOS,
+        events = quiet_publisher_events()
+        self._tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS, event_callbacks=events)
+        self._tf_static_pub = self.create_publisher(TFMessage, '/tf_static', TF_STATIC_QOS,
                                                     event_callbacks=events)
         self._description_pub = None
         if not self._use_topic:
             self._description_pub = self.create_publisher(String, 'robot_description',
-                                                          _DESCRIPTION_QOS, event_callbacks=events)
-        # raw: the callback gets the CDR bytes and reads what it needs (joint_state_cdr).
+                                                          DESCRIPTION_QOS, event_callbacks=events)
+        # raw: the callback gets the CDR bytes and reads what it needs (joint_state_cdr);
+        # the description too, so that a malformed payload fails in our guard, not in rclpy.
         self._joint_state_reader = JointStateReader()
         self._joint_state_sub = self.create_subscription(
             JointState, 'joint_states', self._on_joint_state_raw, qos_profile_sensor_data,
             qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
+        self._joint_states_topic = self._joint_state_sub.topic_name
         self._description_sub = None
         if self._use_topic:
             self._description_sub = self.create_subscription(
-                String, 'robot_description', self._on_description_topic, _DESCRIPTION_QOS)
+                String, 'robot_description',
+                self._guard.wrap(self._description_topic(), self._on_description_raw),
+                DESCRIPTION_QOS, raw=True)
+        self._diagnostics = DiagnosticsPublisher(
+            self, self._health, self._guard, self._now_ns, events,
+            view=lambda now_ns, stale_s: self._loaded and self._loaded.view(now_ns, stale_s),
+            stale_after_s=lambda: self._cfg['diagnostics.stale_after'])
         self._defaults_timer = None
         self._update_defaults_timer()
 
@@ -199,9 +160,12 @@ class UrdfStateNode(Node):
             try:
                 self._install(self._build(cfg['robot_description'], cfg))
             except DescriptionError as err:
+                self._rejected_description(err)
                 self.get_logger().error(f'Invalid robot_description: {err}; waiting for a '
                                         'valid one')
-        self.add_on_set_parameters_callback(self._on_set_parameters)
+        self.add_on_set_parameters_callback(self._guard.wrap(
+            f'{self.get_fully_qualified_name()}/set_parameters', self._on_set_parameters,
+            lambda err: SetParametersResult(successful=False, reason=f'{INTERNAL_ERROR}: {err}')))
 
     # -- public helpers -----------------------------------------------------------
 
@@ -227,7 +191,7 @@ class UrdfStateNode(Node):
         return {option: cfg[param] for param, (pname, option) in self._option_params.items()
                 if pname == parser}
 
-    def _build(self, description: str, cfg: Mapping[str, Any]) -> _Loaded:
+    def _build(self, description: str, cfg: Mapping[str, Any]) -> LoadedModel:
         """Parse and precompute everything for ``description``; raises DescriptionError."""
         parser = cfg['parser']
         if parser == 'auto':
@@ -240,26 +204,15 @@ class UrdfStateNode(Node):
                                   frequency=cfg['publish_frequency'],
                                   ignore_timestamp=cfg['ignore_timestamp'])
         moving = MovingTransforms(kin, cfg['frame_prefix'])
-        return _Loaded(description=published, parser=parser, model=model, kinematics=kin,
-                       merger=merger, fixed=kin.fixed_transforms(), moving=moving,
-                       clamp_warned=WarnOnce(), fast=FastPath(merger, kin, moving))
+        return LoadedModel(description=published, parser=parser, model=model, kinematics=kin,
+                           merger=merger, fixed=kin.fixed_transforms(), moving=moving,
+                           clamp_warned=WarnOnce(), fast=FastPath(merger, kin, moving))
 
-    @staticmethod
-    def _with_prefix(loaded: _Loaded, frame_prefix: str) -> _Loaded:
-        """``loaded`` publishing under ``frame_prefix``: swapped in as one reference, like a
-        new model, so a JointState callback running meanwhile keeps a consistent whole.
-
-        The merger (joint values, rate-limit marks) and the clamp warnings carry over;
-        only what holds frame ids is new. The new fast path starts not ``clean``: the
-        next JointState takes the general path, which re-establishes it.
-        """
-        moving = MovingTransforms(loaded.kinematics, frame_prefix)
-        return replace(loaded, moving=moving,
-                       fast=FastPath(loaded.merger, loaded.kinematics, moving))
-
-    def _install(self, loaded: _Loaded) -> None:
+    def _install(self, loaded: LoadedModel) -> None:
         """Swap in a fully built model, then announce it."""
         self._loaded = loaded
+        self._joint_state_reader.max_names = loaded.merger.max_names
+        self._health.new_model()
         self.get_logger().info(loaded.summary())
         if self._description_pub is not None:
             self._description_pub.publish(String(data=loaded.description))
@@ -269,28 +222,30 @@ class UrdfStateNode(Node):
 
     # -- publishing ------------------------------------------------------------------
 
-    def _publish_static(self, loaded: _Loaded) -> None:
+    def _publish_static(self, loaded: LoadedModel) -> None:
         stamp = self.get_clock().now().to_msg()
         self._tf_static_pub.publish(static_message(loaded.fixed, self._cfg['frame_prefix'], stamp))
 
-    def _publish_moving(self, loaded: _Loaded, joints: tuple[str, ...], sec: int, nanosec: int,
-                        now_ns: int, ignore_limits: bool) -> None:
+    def _publish_moving(self, loaded: LoadedModel, joints: tuple[str, ...], sec: int,
+                        nanosec: int, now_ns: int, ignore_limits: bool) -> None:
         """Publish ``joints`` stamped ``sec``/``nanosec``; ``now_ns``: the node clock now."""
         q_eff, clamped = loaded.kinematics.resolve(loaded.merger.q, ignore_limits)
         loaded.fast.clean = not ignore_limits and not clamped
         if len(clamped):
+            self._health.clamp(clamped, now_ns)
             self._warn_clamped(loaded, clamped)
         self._tf_pub.publish(loaded.moving.payload_at(joints, q_eff, sec, nanosec))
         self._last_tf_ns = now_ns
+        self._health.tf_published += 1
 
-    def _publish_defaults(self, loaded: _Loaded) -> None:
+    def _publish_defaults(self, loaded: LoadedModel) -> None:
         pending = loaded.merger.pending_joints()
         if pending:
             now_ns = self._now_ns()
             self._publish_moving(loaded, pending, now_ns // _NS, now_ns % _NS, now_ns,
                                  self._cfg['ignore_limits'])
 
-    def _warn_clamped(self, loaded: _Loaded, clamped) -> None:
+    def _warn_clamped(self, loaded: LoadedModel, clamped) -> None:
         for name in loaded.clamp_warned.new(clamped):
             joint = loaded.model.joint_map[name]
             lim = joint.limits
@@ -311,41 +266,45 @@ class UrdfStateNode(Node):
 
         ``loaded`` and ``cfg`` are read once, so one message sees one model
         and one configuration even if a parameter change swaps them meanwhile.
+        A message that cannot be read (or fails in any way) is dropped and
+        reported (see guards); the node keeps its state.
         """
         loaded = self._loaded
         if loaded is None:
             return
         cfg = self._cfg
         now_ns = self._now_ns()
-        fields = self._joint_state_reader.read(data)
-        if fields is None:  # not plain little-endian CDR, or malformed: let rclpy decode it
-            msg = deserialize_message(data, JointState)
-            stamp = msg.header.stamp
-            self._on_joint_state_fields(loaded, cfg, msg.name, msg.position, stamp.sec,
-                                        stamp.nanosec, now_ns)
-            return
-        names, positions, sec, nanosec = fields
-        if not cfg['publish_default_positions']:
-            payload = loaded.fast.update(names, positions, sec * _NS + nanosec, now_ns,
-                                         sec, nanosec, cfg['ignore_limits'])
-            if payload is not None:  # handled (b'': rate-limited)
-                if payload:
-                    self._tf_pub.publish(payload)
-                    self._last_tf_ns = now_ns
-                return
-        self._on_joint_state_fields(loaded, cfg, names, positions, sec, nanosec, now_ns)
+        try:
+            names, positions, sec, nanosec = self._joint_state_reader.read(data)
+            if not cfg['publish_default_positions']:
+                payload = loaded.fast.update(names, positions, sec * _NS + nanosec, now_ns,
+                                             sec, nanosec, cfg['ignore_limits'])
+                if payload is not None:  # handled (b'': rate-limited)
+                    if payload:
+                        self._tf_pub.publish(payload)
+                        self._last_tf_ns = now_ns
+                        self._health.tf_published += 1
+                    return
+            self._on_joint_state_fields(loaded, cfg, names, positions, sec, nanosec, now_ns)
+        except MalformedJointState as err:
+            self._guard.report(self._joint_states_topic, err.reason, str(err))
+        except Exception as err:  # noqa: BLE001 - no message may end the node
+            self._guard.report(self._joint_states_topic, INTERNAL_ERROR,
+                               f'{type(err).__name__}: {err}')
 
-    def _on_joint_state_fields(self, loaded: _Loaded, cfg: Mapping[str, Any], names, positions,
+    def _on_joint_state_fields(self, loaded: LoadedModel, cfg: Mapping[str, Any], names, positions,
                                sec: int, nanosec: int, now_ns: int) -> None:
         """The general path of a JointState (the raw callback tries the fast path first)."""
         update = loaded.merger.update(names, positions, sec * _NS + nanosec, now_ns,
                                       cfg['publish_default_positions'])
-        if update.warnings or update.error:
-            logger = self.get_logger()
-            for warning in update.warnings:
-                logger.warning(warning)
-            if update.error:
-                logger.warning(update.error, throttle_duration_sec=5.0)
+        for warning in update.warnings:
+            self.get_logger().warning(warning)
+        if update.error:
+            self._guard.report(self._joint_states_topic, update.reason, update.error)
+        if update.ignored:
+            self._health.messages_with_unknown_names += 1
+            self._guard.log(self._joint_states_topic, 'unknown names', update.ignored, now_ns)
+        self._health.non_finite_values += update.non_finite
         if update.publish and update.joints:
             self._publish_moving(loaded, update.joints, sec, nanosec, now_ns,
                                  cfg['ignore_limits'])
@@ -362,7 +321,8 @@ class UrdfStateNode(Node):
         """
         wanted = bool(self._cfg['publish_default_positions'])
         if wanted and self._defaults_timer is None:
-            self._defaults_timer = self.create_timer(_DEFAULTS_PERIOD_S, self._on_defaults_timer)
+            self._defaults_timer = self.create_timer(
+                _DEFAULTS_PERIOD_S, self._guard.wrap('defaults timer', self._on_defaults_timer))
         elif not wanted and self._defaults_timer is not None:
             self.destroy_timer(self._defaults_timer)
             self._defaults_timer = None
@@ -374,11 +334,23 @@ class UrdfStateNode(Node):
         if self._now_ns() - self._last_tf_ns >= _DEFAULTS_PERIOD_S * _NS:
             self._publish_defaults(loaded)
 
+    def _rejected_description(self, err: DescriptionError) -> None:
+        parser = getattr(err, 'parser', None)
+        self._health.reject_description(f'{parser} parser' if parser else 'invalid',
+                                        f'robot_description: {err}', self._now_ns())
+
+    def _on_description_raw(self, data: bytes) -> None:
+        """A serialised std_msgs/String on the description topic (malformed: dropped)."""
+        msg = self._guard.deserialize(self._description_topic(), data, String)
+        if msg is not None:
+            self._on_description_topic(msg)
+
     def _on_description_topic(self, msg: String) -> None:
         with self._lock:
             try:
                 loaded = self._build(msg.data, self._cfg)
             except DescriptionError as err:
+                self._rejected_description(err)
                 self.get_logger().error(
                     f'Failed to parse robot description from topic: {err} (keeping the '
                     + ('previous model)' if self._loaded else 'waiting for a valid one)'))
@@ -430,11 +402,14 @@ class UrdfStateNode(Node):
             else:
                 description = cfg['robot_description']
                 if 'robot_description' in changed and not description.strip():
+                    self._health.reject_description('empty', 'robot_description: empty',
+                                                    self._now_ns())
                     raise _Rejected('Empty robot_description is not allowed')
             if description.strip():
                 try:
                     new_loaded = self._build(description, cfg)
                 except DescriptionError as err:
+                    self._rejected_description(err)
                     self.get_logger().warning(f'Rejected the new settings: {err}')
                     raise _Rejected(str(err)) from None
         # Everything validated: apply.
@@ -452,7 +427,7 @@ class UrdfStateNode(Node):
         throttle.ignore_timestamp = cfg['ignore_timestamp']
         if 'frame_prefix' in changed:
             if cfg['frame_prefix'] != loaded.moving.frame_prefix:
-                loaded = self._loaded = self._with_prefix(loaded, cfg['frame_prefix'])
+                loaded = self._loaded = loaded.with_prefix(cfg['frame_prefix'])
             self._publish_static(loaded)
             if cfg['publish_default_positions']:
                 self._publish_defaults(loaded)

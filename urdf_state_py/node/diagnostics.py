@@ -1,0 +1,69 @@
+"""The node's ``/diagnostics``: one DiagnosticStatus at 1 Hz, as other ROS 2 nodes publish it.
+
+A thin adapter over :func:`urdf_state_py.node.health.node_status`: a timer
+reads the counters and the current model's view, and publishes a
+``diagnostic_msgs/DiagnosticArray`` with one status, the way
+``diagnostic_updater`` does (topic ``/diagnostics``, reliable, volatile,
+depth 1; stamped with the node clock). Its name is ``<node>: robot state``
+(``<node>``: the node's fully qualified name without the leading ``/``, so
+several namespaced instances stay apart), its ``hardware_id`` the robot's
+name; rqt_robot_monitor and diagnostic_aggregator take it as is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from rclpy.node import Node
+
+from .guards import CallbackGuard
+from .health import Health, ModelView, node_status
+
+__all__ = ['DiagnosticsPublisher', 'PERIOD_S', 'TASK']
+
+PERIOD_S = 1.0
+TASK = 'robot state'
+_LEVELS = {0: DiagnosticStatus.OK, 1: DiagnosticStatus.WARN, 2: DiagnosticStatus.ERROR}
+_NS = 1_000_000_000
+
+
+class DiagnosticsPublisher:
+    """Publishes the node's status every :data:`PERIOD_S` seconds.
+
+    ``view(now_ns, stale_after_s)``: the current :class:`ModelView` (None
+    without a model); ``stale_after_s()``: the configured staleness limit.
+    """
+
+    def __init__(self, node: Node, health: Health, guard: CallbackGuard,
+                 now_ns: Callable[[], int], event_callbacks=None, *,
+                 view: Callable[[int, float], ModelView | None],
+                 stale_after_s: Callable[[], float]) -> None:
+        self._health = health
+        self._view = view
+        self._stale_after_s = stale_after_s
+        self._now_ns = now_ns
+        self._clock = node.get_clock()
+        self.name = f'{node.get_fully_qualified_name().lstrip("/")}: {TASK}'
+        kwargs = {'event_callbacks': event_callbacks} if event_callbacks is not None else {}
+        self._publisher = node.create_publisher(DiagnosticArray, '/diagnostics', 1, **kwargs)
+        self._last = (now_ns(), health.tf_published)
+        self._timer = node.create_timer(PERIOD_S, guard.wrap('diagnostics timer', self.publish))
+
+    def publish(self) -> None:
+        now_ns = self._now_ns()
+        last_ns, last_count = self._last
+        count = self._health.tf_published
+        rate = (count - last_count) * _NS / (now_ns - last_ns) if now_ns > last_ns else 0.0
+        self._last = (now_ns, count)
+        stale_after_s = self._stale_after_s()
+        view = self._view(now_ns, stale_after_s)
+        status = node_status(self._health, view, stale_after_s=stale_after_s,
+                             tf_rate_hz=rate, now_ns=now_ns)
+        msg = DiagnosticArray()
+        msg.header.stamp = self._clock.now().to_msg()
+        msg.status = [DiagnosticStatus(
+            level=_LEVELS[status.level], name=self.name, message=status.message,
+            hardware_id=view.robot if view is not None else '',
+            values=[KeyValue(key=k, value=v) for k, v in status.values])]
+        self._publisher.publish(msg)
