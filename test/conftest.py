@@ -4,11 +4,14 @@ This module is imported by pytest before any test module, hence before
 anything imports rclpy, so running ``pytest`` directly (outside ``./dev.sh``)
 is safe as well.
 """
+import importlib.metadata
 import os
 import random
-from pathlib import Path
+import sys
 
 import pytest
+
+from robot_files import CORPUS, HAS_CORPUS, REPO_ROOT
 
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 if os.environ.get('ROS_DISTRO') == 'humble':
@@ -18,28 +21,25 @@ if not os.environ.get('ROS_DOMAIN_ID'):
     # Own domain so parallel runs on this host do not see each other.
     os.environ['ROS_DOMAIN_ID'] = str(random.randint(1, 100))
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+
+def pytest_report_header(config):
+    """Which ROS 2 the run uses and whether the corpus is there (its tests skip without it)."""
+    try:
+        rclpy = f"rclpy {importlib.metadata.version('ros-rclpy')} (PyPI wheels)"
+    except importlib.metadata.PackageNotFoundError:
+        rclpy = 'rclpy from a sourced distro' if os.environ.get('ROS_DISTRO') else 'no rclpy'
+    distro = os.environ.get('ROS_DISTRO') or os.environ.get('URDF_STATE_DISTRO') or '?'
+    corpus = f'present at {CORPUS}' if HAS_CORPUS else \
+        f'absent ({CORPUS}): the tests that need it skip, the fixtures in test/ still run'
+    return [f'ROS 2 {distro}: {rclpy}, Python {sys.version.split()[0]}, '
+            f'ROS_DOMAIN_ID={os.environ["ROS_DOMAIN_ID"]}',
+            f'robot corpus: {corpus}']
 
 
 @pytest.fixture(scope='session')
 def repo_root():
     """Path of the repository (= ROS package) root."""
     return REPO_ROOT
-
-
-@pytest.fixture(scope='session')
-def robots_dir():
-    """Path to the shared robot corpus (``../shared/robots`` next to the repo).
-
-    Override with the environment variable ``URDF_STATE_ROBOTS``.
-    """
-    override = os.environ.get('URDF_STATE_ROBOTS')
-    path = Path(override) if override else (
-        Path(__file__).resolve().parents[2] / 'shared' / 'robots')
-    if not path.is_dir():
-        pytest.skip(f'robot corpus not found at {path} '
-                    '(set URDF_STATE_ROBOTS to its location)')
-    return path
 
 
 @pytest.fixture(scope='module')

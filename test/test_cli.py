@@ -1,4 +1,5 @@
-"""The ``urdf_state_check`` CLI on real corpus files: what a user debugging a description sees.
+"""The ``urdf_state_check`` CLI on the fixtures and the bundled robot: what a user debugging a
+description sees.
 
 Most tests call :func:`urdf_state_py.tools.cli.main` in-process (fast, exact
 output); a few run ``python -m urdf_state_py`` in a subprocess to cover the
@@ -17,10 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from robot_files import H1_2, INVALID_FIXTURES, RSP_FIXTURES
 from urdf_state_py.tools import cli
-
-RSP_TEST = Path('robot_state_publisher_test') / 'test'
-INVALID = Path('invalid') / 'ros2_urdf_test' / 'urdf' / 'test'
 
 
 def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -55,8 +54,8 @@ def poses(out: str) -> dict[str, dict[str, list[float]]]:
 # ------------------------------------------------------------------ check
 
 
-def test_check_fixed_joint_prints_counts_and_tree(capsys, robots_dir):
-    path = robots_dir / RSP_TEST / 'two_links_fixed_joint.urdf'
+def test_check_fixed_joint_prints_counts_and_tree(capsys):
+    path = RSP_FIXTURES / 'two_links_fixed_joint.urdf'
     code, out, err = call(capsys, 'check', str(path))
     assert code == 0, err
     lines = out.splitlines()
@@ -73,8 +72,8 @@ def test_check_fixed_joint_prints_counts_and_tree(capsys, robots_dir):
     assert tree == ['  link1', '    link2  <- joint1 (fixed)']
 
 
-def test_check_through_python_m_and_stdin(robots_dir):
-    path = robots_dir / RSP_TEST / 'two_links_moving_joint.urdf'
+def test_check_through_python_m_and_stdin():
+    path = RSP_FIXTURES / 'two_links_moving_joint.urdf'
     by_path = run_cli('check', str(path))
     assert by_path.returncode == 0, by_path.stderr
     assert 'links: 2' in by_path.stdout
@@ -123,24 +122,23 @@ def test_check_mimic_joint_counted(capsys, tmp_path):
 
 
 @pytest.mark.parametrize('name, expected', [
-    ('fail_pr2_desc_double_joint.urdf', "joint name 'fl_caster_rotation_joint' is not unique"),
-    ('fail_pr2_desc_loop.urdf', 'no root link'),
-    ('fail_pr2_desc_bracket.urdf', "joint 'fl_caster_rotation_joint' origin rpy"),
-    ('fail_three_links_one_joint.urdf', 'mismatched tag'),
+    ('double_joint.urdf', "joint name 'wheel_joint' is not unique"),
+    ('loop.urdf', 'no root link'),
+    ('bracket.urdf', "joint 'caster_joint' origin rpy"),
+    ('mismatched_tag.urdf', 'mismatched tag'),
 ])
-def test_check_invalid_exits_1_with_message(capsys, robots_dir, name, expected):
-    code, out, err = call(capsys, 'check', str(robots_dir / INVALID / name))
+def test_check_invalid_exits_1_with_message(capsys, name, expected):
+    code, out, err = call(capsys, 'check', str(INVALID_FIXTURES / name))
     assert code == 1
     assert out == ''
     assert err.startswith('error: [urdf] ')
     assert expected in err
 
 
-def test_invalid_file_has_no_traceback_in_subprocess(robots_dir):
-    result = run_cli('check', str(robots_dir / INVALID / 'fail_pr2_desc_double_joint.urdf'))
+def test_invalid_file_has_no_traceback_in_subprocess():
+    result = run_cli('check', str(INVALID_FIXTURES / 'double_joint.urdf'))
     assert result.returncode == 1
-    assert result.stderr == ("error: [urdf] joint name 'fl_caster_rotation_joint' "
-                             'is not unique\n')
+    assert result.stderr == "error: [urdf] joint name 'wheel_joint' is not unique\n"
     assert 'Traceback' not in result.stderr
 
 
@@ -153,13 +151,13 @@ def test_unreadable_file_is_error_1(capsys, tmp_path):
 # ------------------------------------------------------------------ fk
 
 
-def test_fk_continuous_joint_at_pi(capsys, robots_dir):
+def test_fk_continuous_joint_at_pi(capsys):
     """joint1: continuous about the default axis x, origin xyz="5 0 0" rpy="0 0 1.57".
 
     The joint rotates link2 about its own origin, so link2 stays at x = 5 and
     its orientation is Rz(1.57) @ Rx(pi).
     """
-    path = robots_dir / RSP_TEST / 'two_links_moving_joint.urdf'
+    path = RSP_FIXTURES / 'two_links_moving_joint.urdf'
     code, out, err = call(capsys, 'fk', str(path), '--set', 'joint1=pi')
     assert code == 0, err
     assert err == ''
@@ -176,8 +174,8 @@ def test_fk_continuous_joint_at_pi(capsys, robots_dir):
     assert (pitch, yaw) == pytest.approx((0.0, 1.57), abs=1e-6)
 
 
-def test_fk_subprocess_link_selection(robots_dir):
-    path = robots_dir / RSP_TEST / 'two_links_moving_joint.urdf'
+def test_fk_subprocess_link_selection():
+    path = RSP_FIXTURES / 'two_links_moving_joint.urdf'
     result = run_cli('fk', str(path), '--set', f'joint1={math.pi / 2}', '--link', 'link2')
     assert result.returncode == 0, result.stderr
     parsed = poses(result.stdout)
@@ -218,14 +216,19 @@ def test_fk_ignore_limits_uses_raw_value(capsys, limited_arm):
     assert tip['xyz'] == pytest.approx([2 * math.cos(2.0), 2 * math.sin(2.0), 0.0], abs=1e-6)
 
 
-def test_fk_clamped_real_robot_subprocess(robots_dir):
-    """UR5 shoulder_pan_joint is limited to +-2 pi: 10 rad is clamped and named."""
-    path = robots_dir / 'example_robot_data' / 'ur_description' / 'urdf' / 'ur5_robot.urdf'
-    result = run_cli('fk', str(path), '--set', 'shoulder_pan_joint=10', '--link', 'tool0')
+def test_fk_clamped_real_robot_subprocess():
+    """H1_2's left_elbow_joint is limited to [-0.95, 3.18]: 10 rad is clamped and named,
+    and the wrist ends where it is at the limit itself."""
+    args = ('fk', str(H1_2), '--link', 'left_wrist_yaw_link', '--set')
+    result = run_cli(*args, 'left_elbow_joint=10')
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if line.startswith('warning:')]
     assert len(warnings) == 1
-    assert 'shoulder_pan_joint (10 -> 6.28319)' in warnings[0]
+    assert 'left_elbow_joint (10 -> 3.18)' in warnings[0]
+    at_limit = run_cli(*args, 'left_elbow_joint=3.18')
+    assert at_limit.returncode == 0 and at_limit.stderr == ''
+    assert poses(result.stdout) == poses(at_limit.stdout)
+    assert poses(result.stdout) != poses(run_cli(*args, 'left_elbow_joint=3.0').stdout)
 
 
 @pytest.mark.parametrize('args, message', [

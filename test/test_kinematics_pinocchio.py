@@ -1,6 +1,8 @@
-"""Root-relative link poses of every corpus robot equal pinocchio's (1e-9).
+"""Root-relative link poses of every robot equal pinocchio's (1e-9).
 
-For each valid robot in the first table of ``shared/robots/INDEX.md``, at 20
+For the robots the repository carries (the bundled H1_2, robot_state_publisher's
+test URDFs) and, where the shared corpus is present, each valid robot in the
+first table of its ``INDEX.md``, at 20
 seeded random configurations within limits, every link's pose from
 :meth:`Kinematics.link_poses` (single and batch) is compared with
 ``data.oMf[frame]`` after ``forwardKinematics`` + ``updateFramePlacements``.
@@ -33,10 +35,11 @@ Notes on corpus files that are special for pinocchio (none is skipped):
 import math
 import re
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from robot_files import CORPUS, H1_2, REPO_ROOT, RSP_FIXTURES, corpus_params, needs_corpus
 
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import JointType
@@ -48,27 +51,34 @@ try:
 except ImportError:   # the parsers land separately; without them there is nothing to load
     load_model_file = None
 
-ROBOTS = Path(__file__).resolve().parents[2] / 'shared' / 'robots'
 N_CONFIGURATIONS = 20
 TOLERANCE = 1e-9
 
 
 def corpus_files():
     """Paths of the first table of INDEX.md (the valid robots), in table order."""
-    index = ROBOTS / 'INDEX.md'
+    index = CORPUS / 'INDEX.md'
     if not index.is_file():
         return []
     first_section = index.read_text(encoding='utf-8').split('\n## ')[0]
     return re.findall(r'^\| `([^`]+)`', first_section, re.MULTILINE)
 
 
-FILES = corpus_files()
+#: The repository's own robots (relative to its root): these always run.
+REPO_FILES = [p.relative_to(REPO_ROOT).as_posix()
+              for p in (H1_2, *sorted(RSP_FIXTURES.glob('*.urdf')))]
+CORPUS_FILES = corpus_files()
+FILES = REPO_FILES + corpus_params(CORPUS_FILES)
 
 
+def source(relative):
+    """The file of a FILES entry: in the repository, else in the corpus."""
+    return REPO_ROOT / relative if relative in REPO_FILES else CORPUS / relative
+
+
+@needs_corpus
 def test_corpus_is_present():
-    if not ROBOTS.is_dir():
-        pytest.skip(f'robot corpus not found at {ROBOTS}')
-    assert len(FILES) == 43, 'INDEX.md first table should list 43 robots'
+    assert len(CORPUS_FILES) == 43, 'INDEX.md first table should list 43 robots'
 
 
 def random_configuration(kin, rng):
@@ -116,9 +126,7 @@ def pinocchio_configuration(pmodel, model, kin, q_effective):
 def test_link_poses_match_pinocchio(relative):
     if load_model_file is None:
         pytest.skip('urdf_state_py.core.parsers.load_model_file is not available yet')
-    path = ROBOTS / relative
-    if not path.is_file():
-        pytest.skip(f'corpus file missing: {path}')
+    path = source(relative)
     model = load_model_file(path)
     kin = Kinematics(model)
     pmodel = pin.buildModelFromXML(path.read_text(encoding='utf-8'))
@@ -150,8 +158,12 @@ def test_link_poses_match_pinocchio(relative):
                 f'from pinocchio by {error[worst]:.3g}')
 
 
-MIMIC_FILES = [f for f in FILES if (ROBOTS / f).is_file()
-               and '<mimic' in (ROBOTS / f).read_text(encoding='utf-8')]
+def _has_mimic(relative):
+    return '<mimic' in source(relative).read_text(encoding='utf-8')
+
+
+MIMIC_FILES = ([f for f in REPO_FILES if _has_mimic(f)]
+               + corpus_params([f for f in CORPUS_FILES if _has_mimic(f)]))
 
 
 @pytest.mark.parametrize('relative', MIMIC_FILES)
@@ -166,7 +178,7 @@ def test_mimic_rules_match_pinocchio_mimic_models(relative):
     """
     if load_model_file is None:
         pytest.skip('urdf_state_py.core.parsers.load_model_file is not available yet')
-    path = ROBOTS / relative
+    path = source(relative)
     try:
         pmodel = pin.buildModelFromXML(path.read_text(encoding='utf-8'), True)
     except (ValueError, RuntimeError) as exc:

@@ -13,7 +13,6 @@ import sys
 import threading
 import time
 import uuid
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,7 +31,6 @@ from urdf_state_py.node.state_publisher import UrdfStateNode  # noqa: E402
 from urdf_state_py.core.transforms import quaternion_to_matrix  # noqa: E402
 
 DEADLINE = 15.0
-ROBOTS = Path(__file__).resolve().parents[2] / 'shared' / 'robots'
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
 NS = 1_000_000_000
@@ -204,6 +202,13 @@ class Probe:
         msg.name = list(names)
         msg.position = [float(p) for p in positions]
         self.joint_state_publisher(topic).publish(msg)
+
+    def answer_to_state(self, names, positions):
+        """Publish a JointState stamped now; the /tf message answering it."""
+        since = self.mark()
+        stamp = self.now_ns()
+        self.publish_joint_state(names, positions, stamp)
+        return self.wait_tf_stamp(stamp, since)
 
     # -- received transforms ---------------------------------------------------
 

@@ -6,20 +6,22 @@ random values (some beyond the limits, mimic masters included, a bogus value
 for a mimic joint) is published and the received transforms are composed into
 root-relative poses compared with ``Kinematics.link_poses`` to 1e-9.
 """
+import zlib
+
 import numpy as np
 import pytest
 
-from test_node_harness import (NodeUnderTest, ROBOTS, compose_poses, transform_map,
-                               wait_until)
+from robot_files import CORPUS, H1_2, corpus_params
+from test_node_harness import NodeUnderTest, compose_poses, transform_map, wait_until
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
 
-ROBOT_FILES = {
+#: Real robots of the shared corpus, beside the bundled H1_2 that always runs.
+CORPUS_ROBOTS = {
     'talos': 'example_robot_data/talos_data/robots/talos_full_v2.urdf',
     'tiago': 'example_robot_data/tiago_description/robots/tiago.urdf',
     'pr2': 'example_robot_data/pr2_description/urdf/pr2.urdf',
     'robotiq_2f85': 'robotiq_2f85/generated/robotiq_2f_85.urdf',
-    'h1_2': 'unitree_ros/robots/h1_2_description/h1_2.urdf',
 }
 
 
@@ -58,9 +60,9 @@ def test_waits_without_description(node):
 
 
 @pytest.mark.parametrize('ignore_limits', [False, True], ids=['clamped', 'ignore_limits'])
-@pytest.mark.parametrize('robot', sorted(ROBOT_FILES))
+@pytest.mark.parametrize('robot', ['h1_2'] + corpus_params(sorted(CORPUS_ROBOTS)))
 def test_tf_matches_forward_kinematics(probe, node, robot, ignore_limits):
-    text = (ROBOTS / ROBOT_FILES[robot]).read_text()
+    text = (H1_2 if robot == 'h1_2' else CORPUS / CORPUS_ROBOTS[robot]).read_text()
     model = load_model(text)
     kin = Kinematics(model)
     results = probe.set_parameters(node.name, robot_description=text,
@@ -72,7 +74,7 @@ def test_tf_matches_forward_kinematics(probe, node, robot, ignore_limits):
         what=f'/tf_static of {robot}')
     assert len(static.transforms) == len(fixed_children)
 
-    rng = np.random.default_rng(hash(robot) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(robot.encode()))
     names, values = random_state(model, rng)
     mimics = model.mimic_joint_names
     if mimics:  # an explicit value for a mimic joint is ignored

@@ -7,12 +7,12 @@ import math
 
 import pytest
 
-from test_node_harness import NodeUnderTest, ROBOTS, transform_map, wait_until
+from robot_files import RSP_FIXTURES
+from test_node_harness import NodeUnderTest, transform_map, wait_until
 
-RSP = ROBOTS / 'robot_state_publisher_test' / 'test'
-FIXED = (RSP / 'two_links_fixed_joint.urdf').read_text()
-MOVING = (RSP / 'two_links_moving_joint.urdf').read_text()
-MIMIC = (RSP / 'mimic_joint.urdf').read_text()
+FIXED = (RSP_FIXTURES / 'two_links_fixed_joint.urdf').read_text()
+MOVING = (RSP_FIXTURES / 'two_links_moving_joint.urdf').read_text()
+MIMIC = (RSP_FIXTURES / 'mimic_joint.urdf').read_text()
 
 XACRO_REQUIRED_ARG = '''<?xml version="1.0"?>
 <robot name="xacro_arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
@@ -119,10 +119,7 @@ def test_load_log_line(probe, rsp):
 
 def _still_publishes(probe, rsp):
     """After a rejection the old model (two_links_moving_joint) still drives /tf."""
-    since = probe.mark()
-    stamp = probe.now_ns()
-    probe.publish_joint_state(['joint1'], [0.5], stamp)
-    tf = transform_map(probe.wait_tf_stamp(stamp, since))
+    tf = transform_map(probe.answer_to_state(['joint1'], [0.5]))
     assert tf['link2'][0] == 'link1'
 
 

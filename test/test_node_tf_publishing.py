@@ -8,15 +8,16 @@ from builtin_interfaces.msg import Time  # noqa: E402
 from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
+from robot_files import big_robot_params  # noqa: E402
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
 from urdf_state_py.node.tf_publishing import MovingTransforms, cdr_padding, static_message  # noqa: E402,E501
 
 
-@pytest.fixture(scope='module')
-def talos(robots_dir):
-    text = (robots_dir / 'example_robot_data/talos_data/robots/talos_full_v2.urdf').read_text()
-    return Kinematics(load_model(text))
+@pytest.fixture(scope='module', params=big_robot_params())
+def talos(request):
+    """A big real robot with mimic joints: the bundled H1_2, and TALOS with the corpus."""
+    return Kinematics(load_model(request.param.read_text()))
 
 
 def random_q(kin, seed):

@@ -263,7 +263,8 @@ def test_plugin_from_a_real_entry_point(tmp_path, monkeypatch, caplog):
     })
     with caplog.at_level(logging.WARNING, logger='urdf_state_py.core.parsers.registry'):
         reg = ParserRegistry.from_entry_points()
-    assert reg.names() == ('mine', 'urdf', 'xacro')
+    # (urdf_parser_py: this package's own plugin, from its installed entry point)
+    assert reg.names() == ('mine', 'urdf', 'urdf_parser_py', 'xacro')
     warnings = [r.getMessage() for r in caplog.records]
     assert any("'broken'" in w and 'plugin_pkg.does_not_exist' in w for w in warnings)
     assert any("'notaparser'" in w and 'not a Parser subclass' in w for w in warnings)

@@ -7,28 +7,15 @@ and every xacro source must expand to the model of its generated URDF.
 """
 
 import math
-import os
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
+from robot_files import CORPUS, needs_corpus
 from urdf_state_py import DescriptionError, JointType, load_model, load_model_file
 from urdf_state_py.core.parsers import default_registry
-
-
-def _corpus_dir() -> Path:
-    override = os.environ.get('URDF_STATE_ROBOTS')
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[2] / 'shared' / 'robots'
-
-
-CORPUS = _corpus_dir()
-needs_corpus = pytest.mark.skipif(not (CORPUS / 'INDEX.md').is_file(),
-                                  reason=f'robot corpus not found at {CORPUS}')
 
 
 def _index_rows():

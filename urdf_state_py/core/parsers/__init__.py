@@ -1,5 +1,10 @@
-"""Robot description parsers: the plugin interface, the built-ins and the registry."""
+"""Robot description parsers: the plugin interface, the built-ins and the registry.
 
+A plugin that reads XML should read it with :func:`read_tree`, the gate every
+built-in XML reader uses (no entity declarations, no external references).
+"""
+
+from ._xml import read_tree
 from .base import Parser, ParserOption
 from .registry import (ENTRY_POINT_GROUP, ParserRegistry, default_registry, load_model,
                        load_model_file)
@@ -16,4 +21,5 @@ __all__ = [
     'default_registry',
     'load_model',
     'load_model_file',
+    'read_tree',
 ]
