@@ -85,15 +85,21 @@ def test_check_through_python_m_and_stdin():
     assert by_stdin.stdout == by_path.stdout
 
 
-def test_check_forced_parser_and_xacro_args(capsys, tmp_path):
-    """--xacro-arg reaches the xacro parser; a forced parser is reported as such."""
+def write_arm_xacro(tmp_path: Path) -> Path:
+    """A two-link xacro document whose link names are the args ``base`` and ``tip``."""
     xacro_file = tmp_path / 'arm.urdf.xacro'
     xacro_file.write_text(
         '<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">\n'
-        '  <xacro:arg name="tip" default="tip"/>\n'
-        '  <link name="base"/><link name="$(arg tip)"/>\n'
-        '  <joint name="j" type="fixed"><parent link="base"/><child link="$(arg tip)"/>'
-        '</joint>\n</robot>\n')
+        '  <xacro:arg name="base" default="base"/><xacro:arg name="tip" default="tip"/>\n'
+        '  <link name="$(arg base)"/><link name="$(arg tip)"/>\n'
+        '  <joint name="j" type="fixed"><parent link="$(arg base)"/>'
+        '<child link="$(arg tip)"/></joint>\n</robot>\n')
+    return xacro_file
+
+
+def test_check_forced_parser_and_xacro_args(capsys, tmp_path):
+    """--xacro-arg reaches the xacro parser; a forced parser is reported as such."""
+    xacro_file = write_arm_xacro(tmp_path)
     code, out, err = call(capsys, 'check', str(xacro_file), '--xacro-arg', 'tip:=gripper')
     assert code == 0, err
     assert 'parser: xacro (auto-detected)' in out
@@ -102,6 +108,42 @@ def test_check_forced_parser_and_xacro_args(capsys, tmp_path):
     assert code == 0, err
     assert 'parser: xacro (forced by --parser)' in out
     assert '    tip  <- j (fixed)' in out
+
+
+def test_check_option_reaches_any_parser(capsys, tmp_path):
+    """--option PARSER.OPTION=VALUE, typed after the option's default; other parsers' ignored."""
+    pytest.importorskip('urdf_parser_py')
+    noisy = tmp_path / 'noisy.urdf'
+    noisy.write_text((RSP_FIXTURES / 'two_links_moving_joint.urdf').read_text().replace(
+        '</robot>', '<mujoco/></robot>'))
+    args = ('check', str(noisy), '--parser', 'urdf_parser_py')
+    code, out, err = call(capsys, *args, '--option', 'urdf_parser_py.strict=false')
+    assert code == 0, err
+    assert 'parser: urdf_parser_py (forced by --parser)' in out
+    code, out, err = call(capsys, *args, '--option', 'urdf_parser_py.strict=yes')
+    assert code == 1 and 'Unknown tag "mujoco"' in err
+    code, out, err = call(capsys, 'check', str(noisy), '--option', 'urdf_parser_py.strict=on')
+    assert code == 0 and "ignored: the description is read by parser 'urdf'" in err
+
+
+def test_check_option_list_items_append(capsys, tmp_path):
+    code, out, err = call(capsys, 'check', str(write_arm_xacro(tmp_path)),
+                          '--xacro-arg', 'base:=palm', '--option', 'xacro.args=tip:=finger')
+    assert code == 0, err
+    assert '    finger  <- j (fixed)' in out and 'root: palm' in out
+
+
+@pytest.mark.parametrize('option, message', [
+    ('strict=true', "is not of the form PARSER.OPTION=VALUE"),
+    ('urdf_parser_py.strict', "is not of the form PARSER.OPTION=VALUE"),
+    ('urdf_parser_py.verbose=1', "parser 'urdf_parser_py' has no option 'verbose'"),
+    ('urdf_parser_py.strict=maybe', 'urdf_parser_py.strict=maybe: not a bool'),
+])
+def test_check_option_usage_errors_exit_2(capsys, option, message):
+    path = str(RSP_FIXTURES / 'two_links_moving_joint.urdf')
+    code, out, err = call(capsys, 'check', path, '--parser', 'urdf_parser_py', '--option', option)
+    assert code == 2 and out == ''
+    assert message in err
 
 
 def test_check_mimic_joint_counted(capsys, tmp_path):

@@ -27,7 +27,7 @@ import pytest
 
 from test_node_harness import NS, transform_map, wait_until
 
-from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from rclpy.serialization import serialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
@@ -36,6 +36,8 @@ diagnostic_msgs = pytest.importorskip('diagnostic_msgs.msg')
 NODE = 'urdf_state_hostile'
 PREFIX = 'hx/'
 CASE_DEADLINE = 10.0
+KEEP_ALL = QoSProfile(depth=1, history=HistoryPolicy.KEEP_ALL,
+                      reliability=ReliabilityPolicy.RELIABLE)
 # a: revolute [-1, 1] (its mimic m: x2); b: prismatic [0, 2]
 TOY = '''<robot name="toy">
   <link name="base"/><link name="la"/><link name="lm"/><link name="lb"/>
@@ -92,9 +94,9 @@ def cases():
 class NodeProcess:
     """``python -m urdf_state_py.node`` with TOY; its log lines collected from stderr.
 
-    Its joint_states subscription is made reliable and deep (a QoS override, as a user
-    may set it), so that no case depends on best effort delivering a burst or a
-    large message.
+    Its joint_states subscription is made reliable and keep-all (a QoS override, as a
+    user may set it), so that no case depends on best effort delivering a burst or a
+    large message, and a busy machine slows a burst down instead of losing some of it.
     """
 
     def __init__(self, tmp_path) -> None:
@@ -102,9 +104,9 @@ class NodeProcess:
         indented = '\n'.join('      ' + line for line in TOY.splitlines())
         params.write_text(f'/{NODE}:\n  ros__parameters:\n    frame_prefix: {PREFIX}\n'
                           '    publish_frequency: 0.0\n'
-                          # reliable, deep: every message of a burst reaches the node
+                          # reliable, keep all: every message of a burst reaches the node
                           '    qos_overrides:\n      /joint_states:\n        subscription:\n'
-                          '          reliability: reliable\n          depth: 1000\n'
+                          '          reliability: reliable\n          history: keep_all\n'
                           f'    robot_description: |\n{indented}\n')
         self.proc = subprocess.Popen(
             [sys.executable, '-m', 'urdf_state_py.node', '--ros-args', '-r', f'__node:={NODE}',
@@ -174,8 +176,7 @@ class DiagnosticsRecorder:
 def hostile(probe, tmp_path_factory):
     node = NodeProcess(tmp_path_factory.mktemp('hostile'))
     diagnostics = DiagnosticsRecorder(probe, f'{NODE}: robot state')
-    reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-    raw = probe.node.create_publisher(JointState, 'joint_states', reliable)
+    raw = probe.node.create_publisher(JointState, 'joint_states', KEEP_ALL)
     try:
         wait_until(lambda: raw.get_subscription_count() > 0, 20.0, 'the node on joint_states')
         wait_until(lambda: any("Robot 'toy' loaded" in line for line in node.lines), 20.0,

@@ -136,6 +136,6 @@ def test_a_rejected_description_is_counted_and_the_model_kept(probe, diag):
     values, status = wait_status(recorder, WARN, lambda v, s: v['rejected descriptions'] == '1',
                                  'the rejected description counted')
     assert values['robot'] == 'toy' and status.hardware_id == 'toy'
-    assert values['rejected descriptions: urdf parser'] == '1'
+    assert values['rejected descriptions: invalid'] == '1'
     assert values['last rejection'].startswith('robot_description: ')
     assert 'input rejected: robot_description' in status.message

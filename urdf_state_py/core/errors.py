@@ -10,10 +10,27 @@ class DescriptionError(ValueError):
     """A robot description that cannot become a valid kinematic model.
 
     ``parser`` names the parser that rejected it (``None`` when the problem is
-    structural and found while building the model).
+    structural and found while building the model). ``kind`` sorts rejections
+    for counting: ``invalid`` (the description itself), ``policy`` (a construct
+    the restricted xacro policy refuses), ``time limit``, ``memory limit``,
+    ``size limit``, ``internal`` (the parser process could not start).
     """
 
-    def __init__(self, message: str, parser: str | None = None) -> None:
+    def __init__(self, message: str, parser: str | None = None, kind: str = 'invalid') -> None:
         self.parser = parser
         self.reason = message
+        self.kind = kind
         super().__init__(f'[{parser}] {message}' if parser else message)
+
+
+def find_cause(exc: BaseException | None, kind: type) -> BaseException | None:
+    """The exception of type ``kind`` behind ``exc``, if any.
+
+    Follows ``__cause__``/``__context__`` and the ``exc`` attribute that
+    wrappers such as xacro's XacroException use (bounded: chains can be cyclic).
+    """
+    for _ in range(20):
+        if exc is None or isinstance(exc, kind):
+            return exc
+        exc = getattr(exc, 'exc', None) or exc.__cause__ or exc.__context__
+    return None

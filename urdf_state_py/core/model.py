@@ -44,6 +44,24 @@ def _check_finite(values: Iterable[float], what: str) -> None:
             raise DescriptionError(f'{what} has a non-finite value ({value!r})')
 
 
+def unit_axis(axis: Iterable[float], what: str) -> Vector3:
+    """``axis`` scaled to length 1; DescriptionError naming ``what`` if it is zero or not finite.
+
+    The components are divided by the largest magnitude before squaring, so
+    neither ``1e200`` (whose square overflows to inf: the axis would come out
+    as zero and the quaternion non-unit) nor ``1e-200`` (whose square
+    underflows to 0) loses the direction.
+    """
+    x, y, z = (float(c) for c in axis)
+    _check_finite((x, y, z), f'{what} axis')
+    scale = max(abs(x), abs(y), abs(z))
+    if scale == 0.0:
+        raise DescriptionError(f'{what} has a zero axis')
+    x, y, z = x / scale, y / scale, z / scale
+    norm = math.sqrt(x * x + y * y + z * z)   # in [1, sqrt(3)]: no overflow, no underflow
+    return (x / norm, y / norm, z / norm)
+
+
 @dataclass(frozen=True)
 class Origin:
     """A joint's fixed placement in its parent link: translation and fixed-axis rpy.
@@ -111,12 +129,8 @@ class Joint:
         _check_finite(self.origin.xyz, f'{what} origin xyz')
         _check_finite(self.origin.rpy, f'{what} origin rpy')
         _check_finite(self.axis, f'{what} axis')
-        norm = math.sqrt(sum(c * c for c in self.axis))
-        if self.is_movable and self.type in (JointType.REVOLUTE, JointType.CONTINUOUS,
-                                             JointType.PRISMATIC):
-            if norm < 1e-12:
-                raise DescriptionError(f'{what} ({self.type.value}) has a zero axis')
-            object.__setattr__(self, 'axis', tuple(c / norm for c in self.axis))
+        if self.type in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC):
+            object.__setattr__(self, 'axis', unit_axis(self.axis, f'{what} ({self.type.value})'))
         if self.limits is not None:
             bounds = [b for b in (self.limits.lower, self.limits.upper) if b is not None]
             _check_finite(bounds + [self.limits.effort, self.limits.velocity], f'{what} limit')

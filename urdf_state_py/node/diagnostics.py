@@ -13,6 +13,7 @@ name; rqt_robot_monitor and diagnostic_aggregator take it as is.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rclpy.node import Node
@@ -20,12 +21,25 @@ from rclpy.node import Node
 from .guards import CallbackGuard
 from .health import Health, ModelView, node_status
 
-__all__ = ['DiagnosticsPublisher', 'PERIOD_S', 'TASK']
+__all__ = ['DiagnosticsPublisher', 'PERIOD_S', 'TASK', 'model_view']
 
 PERIOD_S = 1.0
 TASK = 'robot state'
 _LEVELS = {0: DiagnosticStatus.OK, 1: DiagnosticStatus.WARN, 2: DiagnosticStatus.ERROR}
 _NS = 1_000_000_000
+
+
+def model_view(loaded: Any, now_ns: int, stale_after_s: float) -> ModelView | None:
+    """What the status shows of a loaded model (description_loader.Loaded) and its joint
+    state; None without one. ``stale_after_s`` 0: no staleness check."""
+    if loaded is None:
+        return None
+    m, merger = loaded.model, loaded.merger
+    stale_ns = int(stale_after_s * _NS)
+    return ModelView(robot=m.name, parser=loaded.parser, links=len(m.links),
+                     joints=len(m.joints), movable=len(m.movable_joint_names),
+                     never_received=merger.pending_joints(),
+                     stale=merger.stale_joints(now_ns, stale_ns) if stale_ns else ())
 
 
 class DiagnosticsPublisher:

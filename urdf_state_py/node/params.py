@@ -1,14 +1,24 @@
-"""Small helpers for declaring typed ROS parameters the same way on Humble..Kilted."""
+"""Declaring typed ROS parameters the same way on Humble..Kilted, with one set of rules.
+
+A value given at start-up (``--ros-args -p``, a parameters file, a launch
+file) is checked against the same rules as a ``ros2 param set`` later: a bad
+one is reported in one error line and the default is used *and declared*, so
+``ros2 param get`` shows the value in effect (rclpy would instead raise from
+``declare_parameter`` and the node would die with a traceback).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-__all__ = ['declare', 'parameter_type_of', 'float_range']
+__all__ = ['PARAMETERS', 'ParamSpec', 'declare', 'declare_spec', 'float_range', 'node_parameters',
+           'parameter_type_of']
 
 _TYPES = {
     bool: Parameter.Type.BOOL,
@@ -18,11 +28,10 @@ _TYPES = {
     list: Parameter.Type.STRING_ARRAY,  # parser options: lists are list[str]
 }
 
+
 def parameter_type_of(default: Any) -> Parameter.Type:
     """The ROS parameter type standing for a Python default's type."""
     return _TYPES[type(default)]
-
-
 
 
 def float_range(lower: float, upper: float, step: float = 0.0) -> FloatingPointRange:
@@ -30,8 +39,87 @@ def float_range(lower: float, upper: float, step: float = 0.0) -> FloatingPointR
     return FloatingPointRange(from_value=float(lower), to_value=float(upper), step=float(step))
 
 
+@dataclass(frozen=True)
+class ParamSpec:
+    """One parameter: its default (which fixes its type) and the rules for a value.
+
+    ``bounds``: inclusive range of a number (put in the descriptor, so rclpy
+    also enforces it at run time); ``check(value)``: a further rule, returning
+    the problem or None.
+    """
+
+    name: str
+    default: Any
+    description: str = ''
+    read_only: bool = False
+    bounds: tuple[float, float] | None = None
+    check: Callable[[Any], str | None] | None = None
+
+    def problem(self, value: Any) -> str | None:
+        """What is wrong with ``value`` for this parameter (None: it is valid)."""
+        expected = type(self.default)
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if expected is list:
+            if not (isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)):
+                return f'expected a list of strings, got {_shown(value)}'
+        elif type(value) is not expected:
+            return f'expected {_type_name(expected)}, got {_shown(value)}'
+        if self.bounds is not None:
+            lower, upper = self.bounds
+            if not (lower <= value <= upper):  # also NaN
+                return f'{value!r} is outside [{lower:g}, {upper:g}]'
+        return self.check(value) if self.check is not None else None
+
+
+def _type_name(kind: type) -> str:
+    return {float: 'a number', int: 'an integer', bool: 'true or false',
+            str: 'a string'}.get(kind, kind.__name__)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return f'{type(value).__name__} {text[:60]}{"..." if len(text) > 60 else ""}'
+
+
+def declare_spec(node: Node, spec: ParamSpec) -> Any:
+    """Declare ``spec``; a start-up value breaking its rules is replaced by the default.
+
+    The override is read before declaring (rclpy keeps the start-up values in
+    ``Node._parameter_overrides`` in every release from Humble on) so that a
+    wrong type or an out-of-range number cannot make ``declare_parameter``
+    raise. Returns the value in effect.
+    """
+    overrides = getattr(node, '_parameter_overrides', {})
+    given = overrides.get(spec.name)
+    if given is not None and given.type_ != Parameter.Type.NOT_SET:
+        value = given.value
+        problem = spec.problem(value)
+        if problem is None:   # as declared (an int for a double, an untyped empty list)
+            ptype = parameter_type_of(spec.default)
+            if ptype == Parameter.Type.STRING_ARRAY and not value:
+                del overrides[spec.name]   # [] would be declared as a byte array
+            else:
+                value = float(value) if ptype == Parameter.Type.DOUBLE else \
+                    list(value) if ptype == Parameter.Type.STRING_ARRAY else value
+                overrides[spec.name] = Parameter(spec.name, ptype, value)
+        else:
+            shown = spec.default if spec.default != '' else '""'
+            node.get_logger().error(
+                f"Parameter '{spec.name}': {problem}; using the default {shown!r} instead")
+            del overrides[spec.name]
+    descriptor_range = None
+    if spec.bounds is not None and isinstance(spec.default, float):
+        descriptor_range = float_range(*spec.bounds)
+    return declare(node, spec.name, spec.default, spec.description, read_only=spec.read_only,
+                   floating_point_range=descriptor_range,
+                   integer_range=spec.bounds if isinstance(spec.default, int)
+                   and not isinstance(spec.default, bool) else None)
+
+
 def declare(node: Node, name: str, default: Any, description: str = '', *,
-            read_only: bool = False, floating_point_range: FloatingPointRange | None = None) -> Any:
+            read_only: bool = False, floating_point_range: FloatingPointRange | None = None,
+            integer_range: tuple[float, float] | None = None) -> Any:
     """Declare ``name`` statically typed after ``default`` and return its value.
 
     An empty list default cannot carry its type in rclpy (``[]`` infers as a
@@ -43,6 +131,9 @@ def declare(node: Node, name: str, default: Any, description: str = '', *,
                                      read_only=read_only)
     if floating_point_range is not None:
         descriptor.floating_point_range = [floating_point_range]
+    if integer_range is not None:
+        descriptor.integer_range = [IntegerRange(from_value=int(integer_range[0]),
+                                                 to_value=int(integer_range[1]), step=0)]
     if isinstance(default, list):
         param = node.declare_parameter(name, ptype, descriptor)
         if param.type_ == Parameter.Type.NOT_SET:
@@ -53,3 +144,50 @@ def declare(node: Node, name: str, default: Any, description: str = '', *,
         value = node.get_parameter(name).value
         return list(value) if value is not None else list(default)
     return node.declare_parameter(name, default, descriptor).value
+
+
+#: Highest publish_frequency [Hz].
+MAX_FREQUENCY = 1000.0
+
+#: name -> (default, description) of the fixed parameters (parser options come on top).
+PARAMETERS: dict[str, tuple[Any, str]] = {
+    'robot_description': ('', 'The robot description (URDF, xacro or any registered format).'),
+    'use_robot_description_topic': (
+        False, 'Read the description from the robot_description topic instead (read-only).'),
+    'parser': ('auto', "Parser of the description: 'auto' or a registered parser name."),
+    'publish_frequency': (
+        20.0, 'Maximum rate [Hz] at which one joint is re-published on /tf; 0 = no limit.'),
+    'ignore_timestamp': (False, 'Publish every JointState, whatever its stamp.'),
+    'frame_prefix': ('', 'Prepended to every frame id (no separator added).'),
+    'ignore_limits': (False, 'Publish joint values beyond their limits as given '
+                             '(false: clamp them and warn once per joint).'),
+    'publish_default_positions': (
+        False, 'Publish joints that never received a state at their default position.'),
+    'diagnostics.stale_after': (
+        1.0, 'A joint not updated for this long [s] is reported stale on /diagnostics; 0 = off.'),
+}
+
+
+def node_parameters(registry: Any, extra: Iterable[ParamSpec] = ()) -> dict[str, ParamSpec]:
+    """Every parameter of the node and its rules: :data:`PARAMETERS`, ``extra`` and one
+    parameter per option of every parser of ``registry`` (``<parser>.<option>``)."""
+    names = list(registry.names())
+
+    def parser_problem(parser: str) -> str | None:
+        if parser == 'auto' or parser in names:
+            return None
+        return f"unknown parser '{parser}' (available: auto, {', '.join(names)})"
+
+    checks = {'parser': parser_problem}
+    bounds = {'publish_frequency': (0.0, MAX_FREQUENCY), 'diagnostics.stale_after': (0.0, 3600.0)}
+    specs = {name: ParamSpec(name, default, text,
+                             read_only=name == 'use_robot_description_topic',
+                             bounds=bounds.get(name), check=checks.get(name))
+             for name, (default, text) in PARAMETERS.items()}
+    specs.update((spec.name, spec) for spec in extra)
+    for parser in registry:
+        for option in parser.options:
+            name = f'{parser.name}.{option.name}'
+            specs[name] = ParamSpec(name, option.default,
+                                    option.description or f'{parser.name} parser option')
+    return specs

@@ -16,7 +16,7 @@ Topics (as robot_state_publisher):
 * subscribes ``joint_states`` (sensor data QoS, overridable) and, with
   ``use_robot_description_topic``, ``robot_description``.
 
-Parameters: see :data:`PARAMETERS` and the README.
+Parameters: see :data:`urdf_state_py.node.params.PARAMETERS` and the README.
 """
 
 from __future__ import annotations
@@ -34,89 +34,67 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
+from urdf_state_py.core import parsers as _parsers
 from urdf_state_py.core.errors import DescriptionError
-from .diagnostics import DiagnosticsPublisher
-from .fast_path import FastPath
+from urdf_state_py.core.kinematics import Kinematics
+from urdf_state_py.core.model import Model
+from urdf_state_py.core.parsers.xacro_sandbox import TRUSTED, arg_value_problem
+from .description_loader import LOADER_PARAMETERS, DescriptionLoader, Loaded, Source
+from .diagnostics import DiagnosticsPublisher, model_view
 from .guards import INTERNAL_ERROR, CallbackGuard
 from .health import Health
 from .joint_state_cdr import JointStateReader, MalformedJointState
-from .joint_states import JointStateMerger, WarnOnce
-from .loaded_model import LoadedModel
-from urdf_state_py.core.kinematics import Kinematics
-from urdf_state_py.core.model import Model
-from urdf_state_py.core import parsers as _parsers
-from .params import declare, float_range
+from .param_services import ParameterServices
+from .params import PARAMETERS, declare_spec, node_parameters
 from .qos import DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, quiet_publisher_events
 from .spin import make_executor, spin_until_shutdown
-from .tf_publishing import MovingTransforms, static_message
+from .tf_publishing import static_message
 
-__all__ = ['UrdfStateNode', 'main', 'PARAMETERS', 'NODE_NAME']
+__all__ = ['UrdfStateNode', 'main', 'PARAMETERS', 'NODE_NAME']  # PARAMETERS: re-exported
 
 NODE_NAME = 'urdf_state'
-MAX_FREQUENCY = 1000.0
 _NS = 1_000_000_000
-
-#: name -> (default, description) of the fixed parameters (parser options come on top).
-PARAMETERS: dict[str, tuple[Any, str]] = {
-    'robot_description': ('', 'The robot description (URDF, xacro or any registered format).'),
-    'use_robot_description_topic': (
-        False, 'Read the description from the robot_description topic instead (read-only).'),
-    'parser': ('auto', "Parser of the description: 'auto' or a registered parser name."),
-    'publish_frequency': (
-        20.0, 'Maximum rate [Hz] at which one joint is re-published on /tf; 0 = no limit.'),
-    'ignore_timestamp': (False, 'Publish every JointState, whatever its stamp.'),
-    'frame_prefix': ('', 'Prepended to every frame id (no separator added).'),
-    'ignore_limits': (False, 'Publish joint values beyond their limits as given '
-                             '(false: clamp them and warn once per joint).'),
-    'publish_default_positions': (
-        False, 'Publish joints that never received a state at their default position.'),
-    'diagnostics.stale_after': (
-        1.0, 'A joint not updated for this long [s] is reported stale on /diagnostics; 0 = off.'),
-}
 
 # While publish_default_positions holds and nothing else reached /tf for this
 # long, the joints still at their defaults are re-sent (late TF listeners).
 _DEFAULTS_PERIOD_S = 1.0
 
 
+#: Parser options that say which files a run-time description may read: set at launch.
+_FILE_ROOTS = ('xacro.base_dir', 'xacro.package_paths')
+
+
 class UrdfStateNode(Node):
     """robot_state_publisher's interface in Python; ``**kwargs`` go to :class:`rclpy.node.Node`."""
 
     def __init__(self, node_name: str = NODE_NAME, *, registry=None, **kwargs) -> None:
-        super().__init__(node_name, **kwargs)
+        # The parameter services run on a thread of their own (see param_services).
+        serve_parameters = kwargs.pop('start_parameter_services', True)
+        super().__init__(node_name, start_parameter_services=False, **kwargs)
         self._registry = registry if registry is not None else _parsers.default_registry()
         self._lock = threading.RLock()
-        self._loaded: LoadedModel | None = None
-        self._topic_description: str | None = None
+        self._loaded: Loaded | None = None
+        self._source: Source | None = None   # the description in effect (or being waited on)
         self._last_tf_ns = 0
         self._clock_handle = self.get_clock().handle   # rcl clock: get_now() in every release
         self._health = Health()
         self._guard = CallbackGuard(self.get_logger, self._health, self._now_ns)
 
-        # -- parameters ------------------------------------------------------
-        self._use_topic = bool(declare(self, 'use_robot_description_topic',
-                                       *PARAMETERS['use_robot_description_topic'],
-                                       read_only=True))
+        # -- parameters (start-up values obey the run-time rules: see params.py) ------
+        self._specs = node_parameters(self._registry, LOADER_PARAMETERS)
+        self._use_topic = bool(declare_spec(self, self._specs['use_robot_description_topic']))
         cfg: dict[str, Any] = {}
-        for name, (default, text) in PARAMETERS.items():
+        for name, spec in self._specs.items():
             if name == 'use_robot_description_topic' or (
                     name == 'robot_description' and self._use_topic):
                 continue
-            rng = {'publish_frequency': float_range(0.0, MAX_FREQUENCY),
-                   'diagnostics.stale_after': float_range(0.0, 3600.0)}.get(name)
-            cfg[name] = declare(self, name, default, text, floating_point_range=rng)
-        self._option_params: dict[str, tuple[str, str]] = {}  # param -> (parser, option)
-        for pname in self._registry.names():
-            for option in self._registry.get(pname).options:
-                param = f'{pname}.{option.name}'
-                cfg[param] = declare(self, param, option.default,
-                                     option.description or f'{pname} parser option')
-                self._option_params[param] = (pname, option.name)
+            cfg[name] = declare_spec(self, spec)
+        self._option_params: dict[str, tuple[str, str]] = {
+            f'{p.name}.{o.name}': (p.name, o.name) for p in self._registry for o in p.options}
         self._cfg = cfg
-        problem = self._check_parser(cfg['parser'])
-        if problem:
-            self.get_logger().error(f"{problem}; using 'auto'")
-            cfg['parser'] = 'auto'
+        self._loader = DescriptionLoader(self._registry, cfg, self.get_logger())
+        self._loader.on_rejected = lambda kind, reason: self._health.reject_description(
+            kind, f'robot_description: {reason}', self._now_ns())
 
         # -- topics ------------------------------------------------------------
         events = quiet_publisher_events()
@@ -142,12 +120,16 @@ class UrdfStateNode(Node):
                 DESCRIPTION_QOS, raw=True)
         self._diagnostics = DiagnosticsPublisher(
             self, self._health, self._guard, self._now_ns, events,
-            view=lambda now_ns, stale_s: self._loaded and self._loaded.view(now_ns, stale_s),
+            view=lambda now_ns, stale_s: model_view(self._loaded, now_ns, stale_s),
             stale_after_s=lambda: self._cfg['diagnostics.stale_after'])
         self._defaults_timer = None
         self._update_defaults_timer()
+        self.add_on_set_parameters_callback(self._guard.wrap(
+            f'{self.get_fully_qualified_name()}/set_parameters', self._on_set_parameters,
+            lambda err: SetParametersResult(successful=False, reason=f'{INTERNAL_ERROR}: {err}')))
+        self._parameter_services = ParameterServices(self) if serve_parameters else None
 
-        # -- first model ---------------------------------------------------------
+        # -- first model (the operator's: trusted) ----------------------------------
         if self._use_topic:
             self.get_logger().info(
                 f"Waiting for the robot description on topic '{self._description_topic()}'")
@@ -157,15 +139,23 @@ class UrdfStateNode(Node):
                 f"(set it, e.g. ros2 param set {self.get_fully_qualified_name()} "
                 'robot_description "$(cat robot.urdf)")')
         else:
-            try:
-                self._install(self._build(cfg['robot_description'], cfg))
-            except DescriptionError as err:
-                self._rejected_description(err)
-                self.get_logger().error(f'Invalid robot_description: {err}; waiting for a '
-                                        'valid one')
-        self.add_on_set_parameters_callback(self._guard.wrap(
-            f'{self.get_fully_qualified_name()}/set_parameters', self._on_set_parameters,
-            lambda err: SetParametersResult(successful=False, reason=f'{INTERNAL_ERROR}: {err}')))
+            with self._lock:
+                self._source = Source(cfg['robot_description'], trusted=True)
+                try:
+                    self._install(self._build(self._source, cfg))
+                except DescriptionError as err:
+                    self._loader.rejected('the start-up parameter', err, keeping=False)
+
+    def destroy_node(self) -> None:
+        """Stop the parameter services' thread and the loader before the node goes."""
+        services = getattr(self, '_parameter_services', None)   # None: __init__ failed early
+        self._parameter_services = None
+        if services is not None:
+            services.close()
+        loader = getattr(self, '_loader', None)
+        if loader is not None:
+            loader.close()
+        super().destroy_node()
 
     # -- public helpers -----------------------------------------------------------
 
@@ -191,43 +181,37 @@ class UrdfStateNode(Node):
         return {option: cfg[param] for param, (pname, option) in self._option_params.items()
                 if pname == parser}
 
-    def _build(self, description: str, cfg: Mapping[str, Any]) -> LoadedModel:
-        """Parse and precompute everything for ``description``; raises DescriptionError."""
-        parser = cfg['parser']
-        if parser == 'auto':
-            parser = self._registry.select(description)  # falls back to 'urdf'
-        # published: what robot_description consumers read (xacro: the expanded URDF)
-        model, published = self._registry.parse_published(
-            description, parser, self._parser_options(cfg, parser))
-        kin = Kinematics(model)
-        merger = JointStateMerger(model, kin.variable_index, kin.default_positions(),
-                                  frequency=cfg['publish_frequency'],
-                                  ignore_timestamp=cfg['ignore_timestamp'])
-        moving = MovingTransforms(kin, cfg['frame_prefix'])
-        return LoadedModel(description=published, parser=parser, model=model, kinematics=kin,
-                           merger=merger, fixed=kin.fixed_transforms(), moving=moving,
-                           clamp_warned=WarnOnce(), fast=FastPath(merger, kin, moving))
+    def _build(self, source: Source, cfg: Mapping[str, Any]) -> Loaded:
+        """Parse and precompute everything for ``source``; raises DescriptionError."""
+        return self._loader.build(source, cfg, lambda parser: self._parser_options(cfg, parser))
 
-    def _install(self, loaded: LoadedModel) -> None:
-        """Swap in a fully built model, then announce it."""
-        self._loaded = loaded
-        self._joint_state_reader.max_names = loaded.merger.max_names
-        self._health.new_model()
+    def _install(self, loaded: Loaded) -> None:
+        """Announce a fully built model, then swap it in as one reference.
+
+        Its description, /tf_static and default positions go out before the
+        swap: until then no JointState can use (or write into the buffers of)
+        the new state, so no /tf mixes two models and no buffer is shared
+        between the thread loading it and the one handling joint states.
+        """
         self.get_logger().info(loaded.summary())
         if self._description_pub is not None:
             self._description_pub.publish(String(data=loaded.description))
         self._publish_static(loaded)
         if self._cfg['publish_default_positions']:
             self._publish_defaults(loaded)
+        self._joint_state_reader.max_names = loaded.merger.max_names
+        self._health.new_model()
+        old, self._loaded = self._loaded, loaded
+        self._loader.release_memory(old, loaded)
 
     # -- publishing ------------------------------------------------------------------
 
-    def _publish_static(self, loaded: LoadedModel) -> None:
+    def _publish_static(self, loaded: Loaded) -> None:
         stamp = self.get_clock().now().to_msg()
         self._tf_static_pub.publish(static_message(loaded.fixed, self._cfg['frame_prefix'], stamp))
 
-    def _publish_moving(self, loaded: LoadedModel, joints: tuple[str, ...], sec: int,
-                        nanosec: int, now_ns: int, ignore_limits: bool) -> None:
+    def _publish_moving(self, loaded: Loaded, joints: tuple[str, ...], sec: int, nanosec: int,
+                        now_ns: int, ignore_limits: bool) -> None:
         """Publish ``joints`` stamped ``sec``/``nanosec``; ``now_ns``: the node clock now."""
         q_eff, clamped = loaded.kinematics.resolve(loaded.merger.q, ignore_limits)
         loaded.fast.clean = not ignore_limits and not clamped
@@ -238,14 +222,14 @@ class UrdfStateNode(Node):
         self._last_tf_ns = now_ns
         self._health.tf_published += 1
 
-    def _publish_defaults(self, loaded: LoadedModel) -> None:
+    def _publish_defaults(self, loaded: Loaded) -> None:
         pending = loaded.merger.pending_joints()
         if pending:
             now_ns = self._now_ns()
             self._publish_moving(loaded, pending, now_ns // _NS, now_ns % _NS, now_ns,
                                  self._cfg['ignore_limits'])
 
-    def _warn_clamped(self, loaded: LoadedModel, clamped) -> None:
+    def _warn_clamped(self, loaded: Loaded, clamped) -> None:
         for name in loaded.clamp_warned.new(clamped):
             joint = loaded.model.joint_map[name]
             lim = joint.limits
@@ -292,7 +276,7 @@ class UrdfStateNode(Node):
             self._guard.report(self._joint_states_topic, INTERNAL_ERROR,
                                f'{type(err).__name__}: {err}')
 
-    def _on_joint_state_fields(self, loaded: LoadedModel, cfg: Mapping[str, Any], names, positions,
+    def _on_joint_state_fields(self, loaded: Loaded, cfg: Mapping[str, Any], names, positions,
                                sec: int, nanosec: int, now_ns: int) -> None:
         """The general path of a JointState (the raw callback tries the fast path first)."""
         update = loaded.merger.update(names, positions, sec * _NS + nanosec, now_ns,
@@ -334,11 +318,6 @@ class UrdfStateNode(Node):
         if self._now_ns() - self._last_tf_ns >= _DEFAULTS_PERIOD_S * _NS:
             self._publish_defaults(loaded)
 
-    def _rejected_description(self, err: DescriptionError) -> None:
-        parser = getattr(err, 'parser', None)
-        self._health.reject_description(f'{parser} parser' if parser else 'invalid',
-                                        f'robot_description: {err}', self._now_ns())
-
     def _on_description_raw(self, data: bytes) -> None:
         """A serialised std_msgs/String on the description topic (malformed: dropped)."""
         msg = self._guard.deserialize(self._description_topic(), data, String)
@@ -346,31 +325,44 @@ class UrdfStateNode(Node):
             self._on_description_topic(msg)
 
     def _on_description_topic(self, msg: String) -> None:
+        """A description from the topic: loaded on the loader thread, never on this one."""
+        source = Source(msg.data, trusted=False)
+        self._loader.submit(lambda: self._load_from_topic(source))
+
+    def _load_from_topic(self, source: Source) -> None:
         with self._lock:
             try:
-                loaded = self._build(msg.data, self._cfg)
+                loaded = self._build(source, self._cfg)
             except DescriptionError as err:
-                self._rejected_description(err)
-                self.get_logger().error(
-                    f'Failed to parse robot description from topic: {err} (keeping the '
-                    + ('previous model)' if self._loaded else 'waiting for a valid one)'))
+                self._loader.rejected(f"topic '{self._description_topic()}'", err,
+                                      keeping=self._loaded is not None)
                 return
-            self._topic_description = msg.data
+            self._source = source
             self._install(loaded)
 
-    def _check_parser(self, parser: str) -> str | None:
-        names = list(self._registry.names())
-        if parser == 'auto' or parser in names:
-            return None
-        return f"unknown parser '{parser}' (available: auto, {', '.join(names)})"
-
     def _on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
+        """Runs on the parameter services' thread (see param_services), never on the executor's."""
         with self._lock:
             try:
                 self._apply(params)
             except _Rejected as rejected:
                 return SetParametersResult(successful=False, reason=str(rejected))
             return SetParametersResult(successful=True)
+
+    def _check_change(self, name: str, value: Any) -> None:
+        """The rules for a value set at run time; raises _Rejected naming the problem."""
+        problem = self._specs[name].problem(value)
+        if problem:
+            raise _Rejected(f"parameter '{name}': {problem}")
+        if name in _FILE_ROOTS and self._loader.runtime_policy != TRUSTED:
+            raise _Rejected(f"parameter '{name}' is set at launch: it declares which files a "
+                            'description set at run time may read (description.runtime_xacro'
+                            ': full allows changing it)')
+        if name == 'xacro.args':
+            for item in value:
+                problem = arg_value_problem(item)
+                if problem:
+                    raise _Rejected(problem)
 
     def _apply(self, params: list[Parameter]) -> None:
         """Validate the whole batch, then apply it; raises _Rejected naming the problem."""
@@ -384,36 +376,29 @@ class UrdfStateNode(Node):
             value = param.value
             if isinstance(cfg[param.name], list):
                 value = list(value)
+            self._check_change(param.name, value)
             cfg[param.name] = value
             changed.add(param.name)
         if not changed:
             return
-        if 'parser' in changed:
-            problem = self._check_parser(cfg['parser'])
-            if problem:
-                raise _Rejected(problem)
-        if 'publish_frequency' in changed and not 0.0 <= cfg['publish_frequency'] <= MAX_FREQUENCY:
-            raise _Rejected(f'publish_frequency must be between 0.0 and {MAX_FREQUENCY} '
-                            '(0 = no limit)')
         new_loaded = None
+        source = self._source
         if changed & ({'robot_description', 'parser'} | set(self._option_params)):
-            if self._use_topic:
-                description = self._topic_description or ''
-            else:
-                description = cfg['robot_description']
-                if 'robot_description' in changed and not description.strip():
+            if 'robot_description' in changed:
+                if not cfg['robot_description'].strip():
                     self._health.reject_description('empty', 'robot_description: empty',
                                                     self._now_ns())
                     raise _Rejected('Empty robot_description is not allowed')
-            if description.strip():
+                source = Source(cfg['robot_description'], trusted=False)
+            if source is not None and source.text.strip():
                 try:
-                    new_loaded = self._build(description, cfg)
+                    new_loaded = self._build(source, cfg)
                 except DescriptionError as err:
-                    self._rejected_description(err)
-                    self.get_logger().warning(f'Rejected the new settings: {err}')
-                    raise _Rejected(str(err)) from None
+                    raise _Rejected(self._loader.rejected(
+                        'a parameter change', err, keeping=self._loaded is not None)) from None
         # Everything validated: apply.
         self._cfg = cfg
+        self._source = source
         if 'publish_default_positions' in changed:
             self._update_defaults_timer()
         if new_loaded is not None:
@@ -425,14 +410,16 @@ class UrdfStateNode(Node):
         throttle = loaded.merger.throttle
         throttle.frequency = cfg['publish_frequency']
         throttle.ignore_timestamp = cfg['ignore_timestamp']
-        if 'frame_prefix' in changed:
-            if cfg['frame_prefix'] != loaded.moving.frame_prefix:
-                loaded = self._loaded = loaded.with_prefix(cfg['frame_prefix'])
-            self._publish_static(loaded)
+        republish = 'frame_prefix' in changed or (
+            'publish_default_positions' in changed and cfg['publish_default_positions'])
+        if republish:
+            # Fresh /tf buffers (and frame ids): written here, then swapped in.
+            loaded = loaded.with_prefix(cfg['frame_prefix'])
+            if 'frame_prefix' in changed:
+                self._publish_static(loaded)
             if cfg['publish_default_positions']:
                 self._publish_defaults(loaded)
-        elif 'publish_default_positions' in changed and cfg['publish_default_positions']:
-            self._publish_defaults(loaded)
+            self._loaded = loaded
         if 'ignore_limits' in changed:
             loaded.clamp_warned.reset()
 

@@ -88,7 +88,45 @@ def _parser_options(parser: Parser, args: argparse.Namespace, path: str) -> dict
         # against the file's folder (stdin: the current directory).
         options['base_dir'] = os.getcwd() if path == '-' else \
             os.path.dirname(os.path.abspath(path))
+    for item in args.option:
+        owner, name, value = _option_assignment(item)
+        if owner != parser.name:
+            _warn(f"--option {item} ignored: the description is read by parser '{parser.name}'")
+            continue
+        option = next((o for o in parser.options if o.name == name), None)
+        if option is None:
+            raise UsageError(f"--option {item}: parser '{owner}' has no option '{name}' "
+                             f"(see the 'parsers' command)")
+        if option.type is list:
+            options.setdefault(name, []).append(value)
+        else:
+            options[name] = _option_value(option.type, value, item)
     return options
+
+
+def _option_assignment(item: str) -> tuple[str, str, str]:
+    """``PARSER.OPTION=VALUE`` (the node's parameter name, then the value) split in three."""
+    key, sep, value = item.partition('=')
+    owner, dot, name = key.strip().partition('.')
+    if not sep or not dot or not owner or not name:
+        raise UsageError(f"--option {item!r} is not of the form PARSER.OPTION=VALUE")
+    return owner, name, value
+
+
+_BOOLEANS = {'true': True, '1': True, 'yes': True, 'on': True,
+             'false': False, '0': False, 'no': False, 'off': False}
+
+
+def _option_value(option_type: type, text: str, item: str) -> Any:
+    """``text`` as the option's type (lists are handled by the caller: one item per flag)."""
+    try:
+        if option_type is bool:
+            return _BOOLEANS[text.strip().lower()]
+        if option_type in (int, float):
+            return option_type(text)
+    except (KeyError, ValueError):
+        raise UsageError(f'--option {item}: not a {_type_name(option_type)}') from None
+    return text
 
 
 def _load(args: argparse.Namespace, registry: ParserRegistry
@@ -313,6 +351,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help='xacro argument (repeatable)')
     load.add_argument('--package-path', action='append', default=[], metavar='PKG=/PATH',
                       help='location of a package for $(find PKG) (repeatable)')
+    load.add_argument('--option', action='append', default=[], metavar='PARSER.OPTION=VALUE',
+                      help="any parser option, named as the node's parameter, e.g. "
+                           "urdf_parser_py.strict=true (repeatable; a list option takes one "
+                           "item per flag)")
 
     check = sub.add_parser('check', parents=[load], help='parse and summarise a description',
                            description='Parse FILE and print the parser chosen, counts and '

@@ -181,7 +181,7 @@ class ParserRegistry:
             resolved = chosen.resolve_options(options)
             model, published = chosen.parse_published(text, resolved)
         except DescriptionError as exc:
-            raise DescriptionError(exc.reason, parser=name) from exc
+            raise DescriptionError(exc.reason, parser=name, kind=exc.kind) from exc
         except RecursionError as exc:
             raise DescriptionError(f'description nested too deeply ({exc})', parser=name) from exc
         except Exception as exc:  # noqa: BLE001 (a plugin may raise anything)

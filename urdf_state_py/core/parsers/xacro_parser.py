@@ -29,11 +29,13 @@ from collections.abc import Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from ..errors import DescriptionError
+from ..errors import DescriptionError, find_cause
 from ..model import Model
 from ._xml import normalize, root_start_tag
 from .base import Parser, ParserOption
 from .urdf_xml import UrdfXmlParser
+from .xacro_sandbox import (RESTRICTED, SandboxViolation, current_policy, expansion_limit,
+                            restricted_session)
 
 # Something xacro would act on: a directive element, or a ${...}/$(...) substitution.
 _XACRO_USE = re.compile(
@@ -95,6 +97,12 @@ class XacroParser(Parser):
                         options: Mapping[str, Any] | None = None) -> tuple[Model, str]:
         """The model and the expanded URDF (what ``robot_description`` consumers read)."""
         expanded = self.expand(data, options)
+        limit = expansion_limit()
+        if limit is not None and len(expanded) > limit:   # characters <= bytes: a cheap test first
+            size = len(expanded.encode('utf-8'))
+            if size > limit:
+                raise DescriptionError(f'expanded description is {size} bytes, over the limit '
+                                       f'of {limit} (description.max_bytes)', kind='size limit')
         return UrdfXmlParser().parse(expanded, {}), expanded
 
     def expand(self, data: str | bytes, options: Mapping[str, Any] | None = None) -> str:
@@ -102,7 +110,9 @@ class XacroParser(Parser):
         opts = self.resolve_options(options)
         mappings = _pairs(opts['args'], ':=', 'args', 'name:=value')
         packages = _pairs(opts['package_paths'], '=', 'package_paths', 'pkg=/path/to/pkg')
-        base_dir = os.path.abspath(opts['base_dir'] or os.curdir)
+        restricted = current_policy() == RESTRICTED
+        declared_dir = os.path.abspath(opts['base_dir']) if opts['base_dir'] else None
+        base_dir = declared_dir or os.path.abspath(os.curdir)
         text = normalize(data)
 
         import xacro  # noqa: PLC0415 (heavy; only needed here)
@@ -110,10 +120,17 @@ class XacroParser(Parser):
         with _XACRO_LOCK, _xacro_session(xacro, packages, base_dir) as state:
             try:
                 doc = _safe_parse_string(text)
-                xacro.process_doc(doc, mappings=dict(mappings))
+                if restricted:
+                    with restricted_session(xacro, packages, declared_dir,
+                                            xacro.substitution_args_context):
+                        xacro.process_doc(doc, mappings=dict(mappings))
+                else:
+                    xacro.process_doc(doc, mappings=dict(mappings))
                 return doc.toxml()
             except DescriptionError:
                 raise
+            except SandboxViolation as exc:
+                raise DescriptionError(f'xacro: {exc}', kind='policy') from None
             except Exception as exc:  # noqa: BLE001 (xacro raises many kinds)
                 missing = state.get('missing')
                 if missing is not None:
@@ -121,6 +138,9 @@ class XacroParser(Parser):
                         f"$(find {missing.package}): package '{missing.package}' not found "
                         f'({missing.why}); set the option xacro.package_paths, e.g. '
                         f"['{missing.package}=/path/to/{missing.package}']") from None
+                violation = find_cause(exc, SandboxViolation)
+                if violation is not None:
+                    raise DescriptionError(f'xacro: {violation}', kind='policy') from None
                 raise DescriptionError(_xacro_message(exc, state.get('files'))) from None
 
 
@@ -180,6 +200,13 @@ def _xacro_session(xacro, packages: Mapping[str, str], base_dir: str):
 
     def safe_parse(inp, filename=None):
         if inp is None:
+            check_file = xacro.substitution_args_context.get('check_file')
+            if check_file is not None:  # the restricted policy: declared folders only
+                try:
+                    check_file(os.path.join(xacro.root_dir, filename), 'xacro:include')
+                except SandboxViolation:
+                    xacro.filestack.pop()
+                    raise
             try:
                 with open(os.path.join(xacro.root_dir, filename), 'rb') as stream:
                     inp = stream.read()

@@ -1,0 +1,123 @@
+"""Parsing in a worker process (no ROS): limits on time, memory and output, and recovery.
+
+A macro bomb and a loop are stopped at the time limit (the worker is killed),
+an allocation beyond the memory limit fails in the worker, an expansion
+beyond the size limit is refused, and the next parse works again. Durations
+are bounded generously (the machine is shared); the assertion that matters is
+the reason and that the caller got control back.
+"""
+import time
+
+import pytest
+
+from urdf_state_py.core.errors import DescriptionError
+from urdf_state_py.core.parsers import default_registry
+from urdf_state_py.core.parsers.isolated import IsolatedParser, ParseLimits
+from urdf_state_py.core.parsers.xacro_sandbox import RESTRICTED, TRUSTED
+
+pytest.importorskip('xacro')
+
+SMALL = '''<robot name="small"><link name="a"/><link name="b"/>
+<joint name="j" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 2"/>
+<limit lower="-1" upper="1" effort="1" velocity="1"/><origin xyz="0.1 0 0" rpy="0 0 0.5"/>
+</joint></robot>'''
+
+
+def macro_bomb(levels=7):
+    """10**(levels-1) link expansions from a ~1 kB document."""
+    names = 'abcdefghij'
+    body = ['<xacro:macro name="a"><link name="x"/></xacro:macro>']
+    for low, high in zip(names, names[1:levels]):
+        body.append(f'<xacro:macro name="{high}">' + f'<xacro:{low}/>' * 10 + '</xacro:macro>')
+    body.append(f'<xacro:{names[levels - 1]}/>')
+    return ('<robot name="bomb" xmlns:xacro="http://www.ros.org/wiki/xacro">'
+            + ''.join(body) + '</robot>')
+
+
+@pytest.fixture
+def parser():
+    isolated = IsolatedParser([type(p) for p in default_registry()],
+                              ParseLimits(timeout_s=2.0, max_memory_mb=512, max_bytes=1 << 20))
+    yield isolated
+    isolated.close()
+
+
+def test_result_equals_the_in_process_parse(parser):
+    result = parser.parse(SMALL, 'auto', {}, RESTRICTED)
+    expected = default_registry().parse(SMALL)
+    assert result.parser == 'urdf'
+    assert result.model == expected
+    assert result.published == SMALL
+
+
+def test_macro_bomb_is_stopped_at_the_time_limit(parser):
+    started = time.monotonic()
+    with pytest.raises(DescriptionError) as info:
+        parser.parse(macro_bomb(), 'auto', {}, RESTRICTED)
+    assert info.value.kind == 'time limit'
+    assert 'description.timeout' in str(info.value)
+    assert time.monotonic() - started < 30.0
+    assert parser.parse(SMALL, 'auto', {}, RESTRICTED).model.name == 'small'  # a new worker
+
+
+def test_a_loop_in_trusted_xacro_is_stopped_too(parser):
+    text = SMALL.replace('<robot name="small">',
+                         '<robot name="small" xmlns:xacro="http://www.ros.org/wiki/xacro">'
+                         '<xacro:property name="n" value="${python.sum(python.range(10**12))}"/>'
+                         '<link name="${n}"/>'.replace('<link name="${n}"/>', ''))
+    text = text.replace('<link name="a"/>', '<link name="a${n}"/>', 1).replace(
+        '<parent link="a"/>', '<parent link="a${n}"/>')
+    with pytest.raises(DescriptionError) as info:
+        parser.parse(text, 'xacro', {}, TRUSTED)
+    assert info.value.kind == 'time limit'
+
+
+def test_memory_limit(parser):
+    text = SMALL.replace('<robot name="small">',
+                         '<robot name="$(eval \'x\' * 2**31)" '
+                         'xmlns:xacro="http://www.ros.org/wiki/xacro">')
+    with pytest.raises(DescriptionError) as info:
+        parser.parse(text, 'xacro', {}, TRUSTED)
+    assert info.value.kind == 'memory limit', str(info.value)
+    assert 'description.max_memory_mb=512' in str(info.value)
+    assert parser.parse(SMALL, 'auto', {}, RESTRICTED).model.name == 'small'
+
+
+def test_size_limits(parser):
+    big = SMALL.replace('<link name="a"/>', '<link name="a"/>' + ' ' * (1 << 20))
+    with pytest.raises(DescriptionError) as info:
+        parser.parse(big, 'auto', {}, RESTRICTED)
+    assert info.value.kind == 'size limit' and 'description.max_bytes' in str(info.value)
+    # a small document whose expansion is over the limit: 10**3 links of 1.1 kB names
+    with pytest.raises(DescriptionError) as info:
+        parser.parse(macro_bomb(4).replace('name="x"', 'name="${\'x\' * 1100}"'), 'auto', {},
+                     RESTRICTED)
+    assert info.value.kind == 'size limit', str(info.value)
+    assert 'expanded description' in str(info.value)
+
+
+def test_errors_come_back_with_the_parser_name(parser):
+    with pytest.raises(DescriptionError) as info:
+        parser.parse('<robot name="x"><link name="a"/><link name="a"/></robot>', 'auto', {},
+                     RESTRICTED)
+    assert info.value.parser == 'urdf' and "link name 'a' is not unique" in str(info.value)
+
+
+def test_close_during_a_parse_returns_at_once(parser):
+    import threading
+    errors = []
+
+    def run():
+        try:
+            parser.parse(macro_bomb(), 'auto', {}, RESTRICTED)
+        except DescriptionError as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(0.3)   # let the worker start on it (not a correctness wait)
+    started = time.monotonic()
+    parser.close()
+    thread.join(timeout=10.0)
+    assert not thread.is_alive() and errors
+    assert time.monotonic() - started < 5.0

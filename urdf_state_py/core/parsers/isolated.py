@@ -1,0 +1,287 @@
+"""Parsing in a separate process with a time, memory and output limit.
+
+A description can be expensive by design (a xacro macro bomb, ``${...}`` that
+loops) and a parser cannot be interrupted from inside the process that runs
+it. :class:`IsolatedParser` runs :meth:`ParserRegistry.parse_published` in a
+worker process (``python -m urdf_state_py.core.parsers.isolated``):
+
+* **time**: the caller waits at most ``timeout_s``, then the worker is killed
+  (SIGKILL) and the parse fails with that reason;
+* **memory**: the worker sets ``RLIMIT_AS`` to ``max_memory_mb`` on start, so
+  an allocation beyond it fails there (MemoryError), not in the caller;
+* **output**: the expanded text may be at most ``max_bytes`` (checked in the
+  worker), and a reply larger than the limits allow is not read.
+
+The worker stays alive between parses (no start-up cost per description) and
+is replaced after a large one, so the memory a 10 MB description needed goes
+back to the system and the caller never holds its XML tree. Results come back
+as JSON (see :mod:`..model_codec`), never pickle.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import select
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from ..errors import DescriptionError, find_cause
+from ..model import Model
+from ..model_codec import model_from_data, model_to_data
+
+__all__ = ['IsolatedParser', 'ParseLimits', 'ParseResult']
+
+_HEADER = struct.Struct('>Q')
+#: Longest a new worker may take to start (imports on a cold, busy machine).
+_START_TIMEOUT_S = 60.0
+#: A worker that handled more than this (input or output) is replaced afterwards.
+RECYCLE_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class ParseLimits:
+    """Limits of one parse; the README names the node parameters that set them."""
+
+    timeout_s: float = 10.0
+    max_memory_mb: int = 2048
+    max_bytes: int = 64 << 20
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    """What a parse produced: the model, the text to publish, the parser that made it."""
+
+    model: Model
+    published: str
+    parser: str
+
+
+class IsolatedParser:
+    """Parses in a worker process; one parse at a time (callers are serialised)."""
+
+    def __init__(self, parser_classes: Sequence[type], limits: ParseLimits) -> None:
+        self.limits = limits
+        self._classes = [[cls.__module__, cls.__qualname__] for cls in parser_classes]
+        self._lock = threading.Lock()
+        self._worker: subprocess.Popen | None = None
+
+    def parse(self, data: str, parser: str, options: Mapping[str, Any],
+              policy: str) -> ParseResult:
+        """Parse ``data`` (``parser``: a name or 'auto') under the xacro ``policy``.
+
+        Raises DescriptionError with the reason, including a limit reached.
+        """
+        limits = self.limits
+        size = len(data.encode('utf-8'))
+        if size > limits.max_bytes:
+            raise DescriptionError(f'description is {size} bytes, over the limit of '
+                                   f'{limits.max_bytes} (description.max_bytes)',
+                                   kind='size limit')
+        request = _frame({'parser': parser, 'options': dict(options), 'policy': policy,
+                          'max_bytes': limits.max_bytes}, data)
+        with self._lock:
+            reply = self._exchange(request, limits.timeout_s)
+            if size > RECYCLE_BYTES or len(reply) > RECYCLE_BYTES:
+                self._stop_worker()
+        answer, published = _unframe(reply)
+        if not answer.get('ok'):
+            raise DescriptionError(answer.get('error', 'parser process failed'),
+                                   parser=answer.get('parser'),
+                                   kind=answer.get('kind', 'invalid'))
+        model = model_from_data(answer['model'])
+        return ParseResult(model, data if answer['same'] else published, answer['parser'])
+
+    def close(self) -> None:
+        """Stop the worker now, also in the middle of a parse (which then fails).
+
+        A new worker starts with the next parse. No lock is taken, so shutting
+        down never waits for a parse to end.
+        """
+        worker = self._worker
+        if worker is not None and worker.poll() is None:
+            worker.kill()
+
+    # -- the worker --------------------------------------------------------------
+
+    def _exchange(self, request: bytes, timeout_s: float) -> bytes:
+        try:
+            worker = self._start_worker()
+            deadline = time.monotonic() + timeout_s   # the worker's start-up does not count
+            worker.stdin.write(_HEADER.pack(len(request)) + request)
+            worker.stdin.flush()
+            header = _read(worker.stdout, _HEADER.size, deadline)
+            (length,) = _HEADER.unpack(header)
+            # published text + its model (a few times the text at most) + slack
+            if length > 4 * self.limits.max_bytes + (1 << 20):
+                raise DescriptionError(f'parser output of {length} bytes is over the limit '
+                                       f'(description.max_bytes={self.limits.max_bytes})',
+                                       kind='size limit')
+            return _read(worker.stdout, length, deadline)
+        except TimeoutError:
+            self._stop_worker()
+            raise DescriptionError(
+                f'parsing took longer than {self.limits.timeout_s:g} s '
+                '(description.timeout): stopped', kind='time limit') from None
+        except (BrokenPipeError, EOFError, OSError):
+            code = self._stop_worker()
+            raise DescriptionError(_ended(code, self.limits), kind='memory limit') from None
+        except DescriptionError:
+            self._stop_worker()
+            raise
+
+    def _start_worker(self) -> subprocess.Popen:
+        worker = self._worker
+        if worker is not None and worker.poll() is None:
+            return worker
+        env = dict(os.environ, OPENBLAS_NUM_THREADS='1', OMP_NUM_THREADS='1',
+                   PYTHONUNBUFFERED='1')
+        self._worker = subprocess.Popen(
+            [sys.executable, '-m', __name__, str(self.limits.max_memory_mb),
+             json.dumps(self._classes)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env=env, close_fds=True)
+        # Ready once its imports are done (an empty frame), so they are not parse time.
+        try:
+            _read(self._worker.stdout, _HEADER.size, time.monotonic() + _START_TIMEOUT_S)
+        except (TimeoutError, EOFError, OSError) as exc:
+            code = self._stop_worker()
+            raise DescriptionError(f'the parser process did not start ({type(exc).__name__}, '
+                                   f'exit code {code})', kind='internal') from None
+        return self._worker
+
+    def _stop_worker(self) -> int | None:
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return None
+        if worker.poll() is None:
+            worker.kill()
+        code = worker.wait()
+        for stream in (worker.stdin, worker.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        return code
+
+
+def _ended(code: int | None, limits: ParseLimits) -> str:
+    if code is not None and code < 0:
+        how = f'was killed by signal {-code}'
+    else:
+        how = f'ended with exit code {code}'
+    return (f'the parser process {how} (memory limit description.max_memory_mb='
+            f'{limits.max_memory_mb} reached?)')
+
+
+def _frame(meta: dict, text: str) -> bytes:
+    """One message: a JSON line (no raw newline: JSON escapes them) then ``text`` as is.
+
+    A description travels as raw UTF-8, not as a JSON string: no escaping of
+    its quotes and no second copy in the JSON parser.
+    """
+    return json.dumps(meta).encode() + b'\n' + text.encode('utf-8')
+
+
+def _unframe(payload: bytes) -> tuple[dict, str]:
+    meta, _, text = payload.partition(b'\n')
+    return json.loads(meta), text.decode('utf-8')
+
+
+def _read(stream: BinaryIO, size: int, deadline: float) -> bytes:
+    """Exactly ``size`` bytes from ``stream`` by ``deadline`` (TimeoutError, EOFError)."""
+    fd = stream.fileno()
+    chunks = []
+    left = size
+    while left:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        ready, _, _ = select.select([fd], [], [], remaining)
+        if not ready:
+            raise TimeoutError
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b''.join(chunks)
+
+
+# -- the worker process -------------------------------------------------------------
+
+
+def _serve(max_memory_mb: int, classes: list[list[str]]) -> None:  # pragma: no cover (child)
+    import resource  # noqa: PLC0415 (POSIX only, child only)
+
+    limit = max_memory_mb << 20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    out = os.fdopen(os.dup(1), 'wb')
+    os.dup2(2, 1)   # prints of a parser must not corrupt the replies
+    from .registry import ParserRegistry  # noqa: PLC0415
+    from .xacro_sandbox import limit_expansion, policy  # noqa: PLC0415
+
+    registry = ParserRegistry()
+    for module, qualname in classes:
+        target: Any = importlib.import_module(module)
+        for part in qualname.split('.'):
+            target = getattr(target, part)
+        registry.register(target)
+    source = sys.stdin.buffer
+    out.write(_HEADER.pack(0))   # ready
+    out.flush()
+    while True:
+        header = source.read(_HEADER.size)
+        if len(header) < _HEADER.size:
+            return
+        request, data = _unframe(source.read(_HEADER.unpack(header)[0]))
+        request['data'] = data
+        reply = _handle(registry, request, policy, limit_expansion, max_memory_mb)
+        out.write(_HEADER.pack(len(reply)) + reply)
+        out.flush()
+
+
+def _handle(registry: Any, request: dict, policy: Any, limit_expansion: Any,
+            max_memory_mb: int) -> bytes:  # pragma: no cover (child)
+    name = request['parser']
+    try:
+        if name == 'auto':
+            name = registry.select(request['data'])
+        with policy(request['policy']), limit_expansion(request['max_bytes']):
+            model, published = registry.parse_published(request['data'], name,
+                                                        request['options'])
+        size = len(published.encode('utf-8'))
+        if size > request['max_bytes']:
+            raise DescriptionError(f"expanded description is {size} bytes, over the limit of "
+                                   f"{request['max_bytes']} (description.max_bytes)", name,
+                                   kind='size limit')
+        same = published == request['data']   # plain URDF: not sent back
+        return _frame({'ok': True, 'parser': name, 'model': model_to_data(model), 'same': same},
+                      '' if same else published)
+    except DescriptionError as exc:
+        if find_cause(exc, MemoryError) is not None:
+            return _failure(name, _OUT_OF_MEMORY.format(max_memory_mb), 'memory limit')
+        return _failure(exc.parser or name, exc.reason, exc.kind)
+    except MemoryError:
+        return _failure(name, _OUT_OF_MEMORY.format(max_memory_mb), 'memory limit')
+    except Exception as exc:  # noqa: BLE001 (reported, the worker carries on)
+        return _failure(name, f'{type(exc).__name__}: {exc}', 'invalid')
+
+
+_OUT_OF_MEMORY = 'out of memory (description.max_memory_mb={})'
+
+
+def _failure(parser: str | None, reason: str, kind: str) -> bytes:  # pragma: no cover (child)
+    return _frame({'ok': False, 'parser': parser, 'error': reason, 'kind': kind}, '')
+
+
+if __name__ == '__main__':  # pragma: no cover (child)
+    _serve(int(sys.argv[1]), json.loads(sys.argv[2]))

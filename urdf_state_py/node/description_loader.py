@@ -1,0 +1,233 @@
+"""Loading robot descriptions for the node: under which policy, in which process, within which limits.
+
+* **Trust** (:class:`Source`): the description given at start-up (the launch
+  file passes the model file chosen by the operator) is trusted and may use
+  all of xacro, as the ``xacro`` command would; re-expanding it (a
+  ``xacro.args`` change) keeps it trusted. A description that arrives at run
+  time (SetParameters, the ``robot_description`` topic) is expanded under the
+  restricted policy (:mod:`urdf_state_py.core.parsers.xacro_sandbox`) unless
+  the operator set ``description.runtime_xacro: full`` at launch.
+* **Isolation and limits**: every parse runs in a parser process
+  (:class:`~urdf_state_py.core.parsers.isolated.IsolatedParser`) killed after
+  ``description.timeout`` s, limited to ``description.max_memory_mb``, with the
+  description and its expansion limited to ``description.max_bytes``.
+* **Threads**: nothing here runs on the executor that publishes TF. A
+  SetParameters is processed on the parameter services' own thread (see
+  :mod:`.param_services`); a description from the topic is loaded on this
+  module's loader thread (the latest one wins when several arrive meanwhile).
+* **One place for rejections**: :meth:`DescriptionLoader.rejected` logs and
+  counts every refused description by kind.
+"""
+
+from __future__ import annotations
+
+import collections
+import ctypes
+import ctypes.util
+import gc
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from urdf_state_py.core.errors import DescriptionError
+from urdf_state_py.core.kinematics import Kinematics
+from urdf_state_py.core.model import Model
+from urdf_state_py.core.parsers.isolated import IsolatedParser, ParseLimits
+from urdf_state_py.core.parsers.xacro_sandbox import POLICIES, RESTRICTED, TRUSTED
+from .fast_path import FastPath
+from .joint_states import JointStateMerger, WarnOnce
+from .params import ParamSpec
+from .tf_publishing import MovingTransforms
+
+__all__ = ['DescriptionLoader', 'LOADER_PARAMETERS', 'Loaded', 'Source']
+
+#: The operator's settings of description loading: read-only, set at launch.
+LOADER_PARAMETERS = (
+    ParamSpec('description.runtime_xacro', RESTRICTED,
+              "xacro allowed in a description set at run time: 'restricted' (no code, no "
+              "environment, files only below xacro.base_dir/xacro.package_paths) or 'full' "
+              '(read-only)', read_only=True,
+              check=lambda v: None if v in POLICIES else
+              f"'{v}' is not one of {', '.join(POLICIES)}"),
+    ParamSpec('description.timeout', 10.0,
+              'Longest a description may take to parse [s]; the parser process is then '
+              'killed (read-only)', read_only=True, bounds=(0.1, 3600.0)),
+    ParamSpec('description.max_memory_mb', 2048,
+              'Memory limit of the parser process [MiB] (read-only)', read_only=True,
+              bounds=(256, 1 << 20)),
+    ParamSpec('description.max_bytes', 64 << 20,
+              'Largest description, and largest xacro expansion, accepted [bytes] (read-only)',
+              read_only=True, bounds=(1024, (1 << 31) - 1)),
+)
+
+#: After a model this large is swapped out, memory is handed back to the system...
+_TRIM_BYTES = 1 << 20
+#: ... this long after the swap [s].
+_TRIM_DELAY_S = 1.0
+
+
+@dataclass(frozen=True)
+class Source:
+    """A description as given, and whether it came from the operator at start-up."""
+
+    text: str
+    trusted: bool
+
+
+@dataclass
+class Loaded:
+    """Everything derived from one accepted description; swapped as one reference."""
+
+    source: Source
+    description: str         # as published on robot_description (xacro: expanded)
+    parser: str
+    model: Model
+    kinematics: Kinematics
+    merger: JointStateMerger
+    fixed: Any               # JointTransforms of the fixed joints (constant)
+    moving: MovingTransforms
+    clamp_warned: WarnOnce
+    fast: FastPath           # the common case of a JointState, fused (see fast_path)
+
+    def summary(self) -> str:
+        m = self.model
+        movable = len(m.movable_joint_names)
+        return (f"Robot '{m.name}' loaded with parser '{self.parser}': {len(m.links)} links, "
+                f'{len(m.joints)} joints ({movable} movable of which '
+                f'{len(m.mimic_joint_names)} mimic, {len(m.joints) - movable} fixed), '
+                f"root '{m.root}'")
+
+    def with_prefix(self, frame_prefix: str) -> Loaded:
+        """This state publishing under ``frame_prefix``, as a new object to swap in.
+
+        The merger (joint values, rate-limit marks) and the clamp warnings carry
+        over; only what holds frame ids (or the buffers /tf is written into) is
+        new, so a JointState handled meanwhile keeps a consistent whole. The new
+        fast path starts not ``clean``: the next JointState takes the general
+        path, which re-establishes it.
+        """
+        moving = MovingTransforms(self.kinematics, frame_prefix)
+        return replace(self, moving=moving, fast=FastPath(self.merger, self.kinematics, moving))
+
+
+class DescriptionLoader:
+    """Builds :class:`Loaded` states in a parser process; logs and counts rejections."""
+
+    def __init__(self, registry: Any, settings: Mapping[str, Any], logger: Any) -> None:
+        self._registry = registry
+        self.runtime_policy: str = settings['description.runtime_xacro']
+        self.limits = ParseLimits(timeout_s=settings['description.timeout'],
+                                  max_memory_mb=settings['description.max_memory_mb'],
+                                  max_bytes=settings['description.max_bytes'])
+        self._parser = IsolatedParser([type(p) for p in registry], self.limits)
+        self._logger = logger
+        #: kind -> count of rejected descriptions (see DescriptionError.kind)
+        self.rejections: collections.Counter[str] = collections.Counter()
+        self.last_rejection: str | None = None
+        #: Called with (kind, reason) after each rejection (e.g. by diagnostics).
+        self.on_rejected: Callable[[str, str], None] | None = None
+        self._pending: Callable[[], None] | None = None
+        self._wake = threading.Condition()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name='description_loader',
+                                        daemon=True)
+        self._thread.start()
+
+    def policy(self, source: Source) -> str:
+        """The xacro policy ``source`` is expanded under."""
+        return TRUSTED if source.trusted or self.runtime_policy == TRUSTED else RESTRICTED
+
+    def build(self, source: Source, cfg: Mapping[str, Any],
+              options_of: Callable[[str], dict[str, Any]]) -> Loaded:
+        """Parse ``source`` (in the parser process) and precompute everything for it.
+
+        ``options_of(parser)``: that parser's options from the node's settings.
+        Raises DescriptionError (the reason, including a limit reached).
+        """
+        parser = cfg['parser']
+        if parser == 'auto':
+            parser = self._registry.select(source.text)   # cheap: scores only
+        result = self._parser.parse(source.text, parser, options_of(parser),
+                                    self.policy(source))
+        kin = Kinematics(result.model)
+        merger = JointStateMerger(result.model, kin.variable_index, kin.default_positions(),
+                                  frequency=cfg['publish_frequency'],
+                                  ignore_timestamp=cfg['ignore_timestamp'])
+        moving = MovingTransforms(kin, cfg['frame_prefix'])
+        return Loaded(source=source, description=result.published, parser=result.parser,
+                      model=result.model, kinematics=kin, merger=merger,
+                      fixed=kin.fixed_transforms(), moving=moving, clamp_warned=WarnOnce(),
+                      fast=FastPath(merger, kin, moving))
+
+    def rejected(self, origin: str, error: DescriptionError, keeping: bool) -> str:
+        """The one place a description is refused: log it, count it; returns the reason."""
+        reason = str(error)
+        kind = getattr(error, 'kind', 'invalid')
+        self.rejections[kind] += 1
+        self.last_rejection = reason
+        self._logger.error(f'Failed to parse robot description from {origin}: {reason} ('
+                           + ('keeping the previous model)' if keeping
+                              else 'waiting for a valid one)'))
+        if self.on_rejected is not None:
+            self.on_rejected(kind, reason)
+        return reason
+
+    @staticmethod
+    def release_memory(old: Loaded | None, new: Loaded) -> None:
+        """After a large model was swapped out (or in), give the freed heap back to the system.
+
+        Python frees the objects, but glibc keeps the pages in its arenas and
+        the RSS would stay at its peak (``malloc_trim`` exists only in glibc).
+        The trim runs a second later, on a timer thread: by then rclpy has
+        replaced the old ``robot_description`` value and the caller has let go
+        of the old state.
+        """
+        sizes = [len(x.source.text) + len(x.description) for x in (old, new) if x is not None]
+        if max(sizes, default=0) < _TRIM_BYTES:
+            return
+        timer = threading.Timer(_TRIM_DELAY_S, _collect_and_trim)
+        timer.daemon = True
+        timer.start()
+
+    # -- the loader thread (descriptions from the topic) ---------------------------
+
+    def submit(self, job: Callable[[], None]) -> None:
+        """Run ``job`` on the loader thread; a job still waiting is replaced (latest wins)."""
+        with self._wake:
+            self._pending = job
+            self._wake.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while self._pending is None and not self._closed:
+                    self._wake.wait()
+                if self._closed:
+                    return
+                job, self._pending = self._pending, None
+            try:
+                job()
+            except Exception as exc:  # noqa: BLE001 (the thread must survive any job)
+                self._logger.error(f'Loading a robot description failed: '
+                                   f'{type(exc).__name__}: {exc}')
+
+    def close(self) -> None:
+        """Stop the loader thread and the parser process."""
+        with self._wake:
+            self._closed = True
+            self._wake.notify()
+        self._parser.close()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=5.0)
+
+
+def _collect_and_trim() -> None:
+    gc.collect()
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library('c') or 'libc.so.6')
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):   # not glibc (musl, macOS)
+        return
+    trim.argtypes = [ctypes.c_size_t]
+    trim(0)

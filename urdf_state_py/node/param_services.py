@@ -1,0 +1,87 @@
+"""The node's parameter services, answered on a thread of their own.
+
+rclpy runs a SetParameters callback synchronously, and all of a node's
+parameter services share the node's default (mutually exclusive) callback
+group: while a large description is parsed for a ``ros2 param set``, neither
+GetParameters nor the node's other callbacks would be served by a
+single-threaded executor. Here the six services (``<node>/get_parameters``,
+``set_parameters``...) are rclpy's own :class:`~rclpy.parameter_service.ParameterService`,
+but created on a hidden helper node (same namespace, ``_<name>_parameters``)
+spun by a :class:`~rclpy.executors.MultiThreadedExecutor` in a daemon thread:
+
+* get/list/describe/get_types are in a reentrant group: answered at once, also
+  while a SetParameters is being processed;
+* set_parameters and set_parameters_atomically share a mutually exclusive
+  group: one change at a time, each answered with its real result (a
+  description that fails to parse is rejected in the SetParameters result,
+  as robot_state_publisher does).
+
+The services act on the main node's parameters, so ``ros2 param`` works
+unchanged; whatever executor spins the main node (EventsExecutor,
+single-threaded) never waits for a parse.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from rcl_interfaces.srv import SetParameters, SetParametersAtomically
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter_service import ParameterService
+
+__all__ = ['ParameterServices']
+
+_THREADS = 3
+
+
+class _ServiceHost:
+    """What ParameterService sees as its node: the main node, creating services on the helper."""
+
+    def __init__(self, node: Node, host: Node) -> None:
+        self._node = node
+        self._host = host
+        self._setters = MutuallyExclusiveCallbackGroup()
+        self._readers = ReentrantCallbackGroup()
+
+    def get_name(self) -> str:
+        return self._node.get_name()
+
+    def create_service(self, srv_type: Any, name: str, callback: Any, **kwargs: Any) -> Any:
+        setter = srv_type in (SetParameters, SetParametersAtomically)
+        return self._host.create_service(
+            srv_type, name, callback,
+            callback_group=self._setters if setter else self._readers, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._node, name)
+
+
+class ParameterServices:
+    """Serves ``node``'s parameters from a helper node on its own executor thread."""
+
+    def __init__(self, node: Node) -> None:
+        self._host = Node(f'_{node.get_name()}_parameters', namespace=node.get_namespace(),
+                          context=node.context, start_parameter_services=False,
+                          use_global_arguments=False, enable_rosout=False)
+        self._proxy = _ServiceHost(node, self._host)   # ParameterService keeps a weakref
+        self._service = ParameterService(self._proxy)
+        self._executor = MultiThreadedExecutor(num_threads=_THREADS, context=node.context)
+        self._executor.add_node(self._host)
+        self._thread = threading.Thread(target=self._spin, name='parameter_services',
+                                        daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        try:
+            self._executor.spin()
+        except Exception:  # noqa: BLE001 (context shut down under the executor)
+            pass
+
+    def close(self) -> None:
+        """Stop serving (waits briefly for a running callback) and destroy the helper."""
+        self._executor.shutdown(timeout_sec=1.0)
+        self._thread.join(timeout=2.0)
+        self._host.destroy_node()

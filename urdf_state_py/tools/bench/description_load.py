@@ -1,0 +1,208 @@
+"""Benchmark: a 10 MB description set at run time, and what the node does meanwhile.
+
+``python -m urdf_state_py.tools.bench.description_load [--links 20000] [--trials 3]``
+
+The node runs as users run it (``python -m urdf_state_py.node``, its own
+process). This process drives it over DDS: JointStates for the root joint at
+200 Hz, a /tf subscriber recording arrival times, and a GetParameters call
+every 100 ms. Per trial it sets the large description (``ros2 param set``),
+then a small one again, and reports
+
+* the SetParameters round trip of the large description (= its load time),
+* the longest gap between two /tf messages while it loads, next to the longest
+  gap in the second before (the baseline of a shared machine),
+* the slowest GetParameters answer while it loads,
+* the node's RSS (all threads; the parser process is separate) before, with
+  the large model, and after switching back to the small one.
+
+It prints medians over the trials. No assertion: figures only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import psutil
+
+from .common import ensure_loopback, loopback_env
+
+SMALL = '''<robot name="small"><link name="l0"/><link name="l1"/>
+<joint name="q" type="continuous"><parent link="l0"/><child link="l1"/><axis xyz="0 0 1"/>
+</joint></robot>'''
+
+
+def big_urdf(n_links: int) -> str:
+    """A binary tree of ``n_links`` links (~500 bytes each: inertial and mesh visual);
+    the root joint is ``q`` as in :data:`SMALL`, so /tf goes on across the swap."""
+    out = ['<robot name="big">']
+    for i in range(n_links):
+        out.append(
+            f'<link name="l{i}"><inertial><mass value="1.5"/><origin xyz="0 0 0.05"/>'
+            '<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>'
+            f'<visual><origin xyz="0 0 0.05" rpy="0 0 0"/><geometry><mesh filename="package:'
+            f'//big_robot/meshes/segment_{i % 97}.stl" scale="0.001 0.001 0.001"/></geometry>'
+            '</visual></link>')
+        if i:
+            parent = (i - 1) // 2
+            name = 'q' if i == 1 else f'j{i}'
+            kind = 'continuous' if i % 3 else 'fixed'
+            out.append(f'<joint name="{name}" type="{"continuous" if i == 1 else kind}">'
+                       f'<parent link="l{parent}"/><child link="l{i}"/>'
+                       f'<origin xyz="0.1 {0.01 * (i % 7)} 0.2" rpy="0 0 0.1"/>'
+                       '<axis xyz="0 0 1"/></joint>')
+    out.append('</robot>')
+    return '\n'.join(out)
+
+
+class Driver:
+    """The bench's DDS side: JointStates out, /tf arrivals and GetParameters latencies in."""
+
+    def __init__(self, node_name: str) -> None:
+        import rclpy
+        from rcl_interfaces.srv import GetParameters, SetParameters
+        from rclpy.executors import MultiThreadedExecutor
+        from sensor_msgs.msg import JointState
+        from tf2_msgs.msg import TFMessage
+
+        rclpy.init()
+        self.rclpy = rclpy
+        self.node = rclpy.create_node('bench_description_load')
+        self.tf_times: list[float] = []
+        self.node.create_subscription(TFMessage, '/tf',
+                                      lambda _m: self.tf_times.append(time.monotonic()), 100)
+        self.js_pub = self.node.create_publisher(JointState, 'joint_states', 10)
+        self.JointState = JointState
+        self.set_client = self.node.create_client(SetParameters, f'{node_name}/set_parameters')
+        self.get_client = self.node.create_client(GetParameters, f'{node_name}/get_parameters')
+        self.GetParameters, self.SetParameters = GetParameters, SetParameters
+        self.executor = MultiThreadedExecutor(num_threads=2)
+        self.executor.add_node(self.node)
+        self._spin = threading.Thread(target=self.executor.spin, daemon=True)
+        self._spin.start()
+        self.get_latencies: list[tuple[float, float]] = []   # (sent, latency)
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=f, daemon=True)
+                         for f in (self._drive, self._poll_parameters)]
+
+    def start(self) -> None:
+        deadline = time.monotonic() + 30.0
+        while not (self.set_client.service_is_ready() and self.js_pub.get_subscription_count()):
+            if time.monotonic() > deadline:
+                raise RuntimeError('the node did not come up on DDS')
+            time.sleep(0.05)
+        for thread in self._threads:
+            thread.start()
+
+    def _drive(self) -> None:
+        angle = 0.0
+        while not self._stop.wait(0.005):
+            msg = self.JointState(name=['q'], position=[angle])
+            msg.header.stamp = self.node.get_clock().now().to_msg()
+            self.js_pub.publish(msg)
+            angle += 0.01
+
+    def _poll_parameters(self) -> None:
+        while not self._stop.wait(0.1):
+            sent = time.monotonic()
+            future = self.get_client.call_async(
+                self.GetParameters.Request(names=['publish_frequency']))
+            while not future.done() and not self._stop.is_set():
+                time.sleep(0.002)
+            self.get_latencies.append((sent, time.monotonic() - sent))
+
+    def set_description(self, text: str) -> tuple[bool, str, float, float]:
+        from rclpy.parameter import Parameter
+        request = self.SetParameters.Request(
+            parameters=[Parameter('robot_description', value=text).to_parameter_msg()])
+        sent = time.monotonic()
+        future = self.set_client.call_async(request)
+        while not future.done():
+            time.sleep(0.002)
+        result = future.result().results[0]
+        return result.successful, result.reason, sent, time.monotonic()
+
+    def max_tf_gap(self, start: float, end: float) -> float:
+        times = [t for t in list(self.tf_times) if start <= t <= end]
+        return max((b - a for a, b in zip(times, times[1:])), default=float('inf'))
+
+    def slowest_get(self, start: float, end: float) -> float:
+        return max((lat for sent, lat in list(self.get_latencies) if start <= sent <= end),
+                   default=float('nan'))
+
+    def close(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            if thread.ident is not None:
+                thread.join(timeout=2.0)
+        self.executor.shutdown()
+        self.node.destroy_node()
+        self.rclpy.try_shutdown()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--links', type=int, default=20000)
+    parser.add_argument('--trials', type=int, default=3)
+    args = parser.parse_args(argv)
+    ensure_loopback()
+    big = big_urdf(args.links)
+    name = f'urdf_state_bench_{os.getpid()}'
+    with tempfile.NamedTemporaryFile('w', suffix='.yaml', delete=False) as params:
+        params.write('/**:\n  ros__parameters:\n    publish_frequency: 0.0\n'
+                     f'    robot_description: {json.dumps(SMALL)}\n')   # JSON is YAML
+    node = subprocess.Popen([sys.executable, '-m', 'urdf_state_py.node', '--ros-args',
+                             '-r', f'__node:={name}', '--params-file', params.name],
+                            env=loopback_env(), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    rss = psutil.Process(node.pid)
+    driver = Driver(f'/{name}')
+    rows = []
+    try:
+        driver.start()
+        time.sleep(1.0)   # a second of baseline traffic before the first trial
+        start_rss = rss.memory_info().rss / 1e6
+        for _ in range(args.trials):
+            before = rss.memory_info().rss
+            ok, reason, sent, answered = driver.set_description(big)
+            if not ok:
+                raise RuntimeError(f'the large description was rejected: {reason}')
+            time.sleep(0.5)
+            loaded = rss.memory_info().rss
+            ok, reason, _, _ = driver.set_description(SMALL)
+            time.sleep(2.0)   # the node trims its heap ~1 s after a large model left
+            rows.append({'load_s': answered - sent,
+                         'tf_gap_s': driver.max_tf_gap(sent, answered + 0.2),
+                         'baseline_gap_s': driver.max_tf_gap(sent - 1.0, sent),
+                         'get_max_s': driver.slowest_get(sent, answered),
+                         'rss_before_mb': before / 1e6, 'rss_big_mb': loaded / 1e6,
+                         'rss_after_mb': rss.memory_info().rss / 1e6})
+    finally:
+        driver.close()
+        node.send_signal(2)
+        node.wait(timeout=10.0)
+        os.unlink(params.name)
+    print(f'description: {len(big.encode()) / 1e6:.1f} MB, {args.links} links; '
+          f'{args.trials} trials (medians; max over trials in brackets); node RSS at start '
+          f'(small model, under load): {start_rss:.1f} MB')
+    for key, label in (('load_s', 'SetParameters round trip (load) [s]'),
+                       ('tf_gap_s', 'longest /tf gap during the load [s]'),
+                       ('baseline_gap_s', 'longest /tf gap in the second before [s]'),
+                       ('get_max_s', 'slowest GetParameters during the load [s]'),
+                       ('rss_before_mb', 'node RSS before [MB]'),
+                       ('rss_big_mb', 'node RSS with the large model [MB]'),
+                       ('rss_after_mb', 'node RSS back on the small model [MB]')):
+        values = [row[key] for row in rows]
+        print(f'  {label:45s} {statistics.median(values):8.3f}  [{max(values):.3f}]')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
