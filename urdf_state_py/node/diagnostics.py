@@ -1,6 +1,6 @@
 """The node's ``/diagnostics``: one DiagnosticStatus at 1 Hz, as other ROS 2 nodes publish it.
 
-A thin adapter over :func:`urdf_state_py.node.health.node_status`: a timer
+A thin adapter over :func:`urdf_state_py.node.health.node_status`: a thread
 reads the counters and the current model's view, and publishes a
 ``diagnostic_msgs/DiagnosticArray`` with one status, the way
 ``diagnostic_updater`` does (topic ``/diagnostics``, reliable, volatile,
@@ -12,6 +12,7 @@ name; rqt_robot_monitor and diagnostic_aggregator take it as is.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -43,7 +44,13 @@ def model_view(loaded: Any, now_ns: int, stale_after_s: float) -> ModelView | No
 
 
 class DiagnosticsPublisher:
-    """Publishes the node's status every :data:`PERIOD_S` seconds.
+    """Publishes the node's status every :data:`PERIOD_S` seconds, from a thread of its own.
+
+    Not an rclpy timer: a timer is one more entity in every executor wake-up,
+    and with Kilted's EventsExecutor a node that always has a timer was seen to
+    abort at Ctrl-C now and then ("terminate called without an active
+    exception"). The thread only reads counters and publishes; :meth:`close`
+    stops it before the node is destroyed.
 
     ``view(now_ns, stale_after_s)``: the current :class:`ModelView` (None
     without a model); ``stale_after_s()``: the configured staleness limit.
@@ -58,11 +65,26 @@ class DiagnosticsPublisher:
         self._stale_after_s = stale_after_s
         self._now_ns = now_ns
         self._clock = node.get_clock()
+        self._context = node.context
         self.name = f'{node.get_fully_qualified_name().lstrip("/")}: {TASK}'
         kwargs = {'event_callbacks': event_callbacks} if event_callbacks is not None else {}
         self._publisher = node.create_publisher(DiagnosticArray, '/diagnostics', 1, **kwargs)
         self._last = (now_ns(), health.tf_published)
-        self._timer = node.create_timer(PERIOD_S, guard.wrap('diagnostics timer', self.publish))
+        self._publish_guarded = guard.wrap('/diagnostics', self.publish)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name='urdf_state diagnostics',
+                                        daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(PERIOD_S) and self._context.ok():
+            self._publish_guarded()
+
+    def close(self) -> None:
+        """Stop publishing (before the node and its publisher go)."""
+        self._stop.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout=2.0 * PERIOD_S)
 
     def publish(self) -> None:
         now_ns = self._now_ns()

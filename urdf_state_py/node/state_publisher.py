@@ -147,7 +147,10 @@ class UrdfStateNode(Node):
                     self._loader.rejected('the start-up parameter', err, keeping=False)
 
     def destroy_node(self) -> None:
-        """Stop the parameter services' thread and the loader before the node goes."""
+        """Stop the parameter services', the loader's and the diagnostics' threads first."""
+        diagnostics = getattr(self, '_diagnostics', None)
+        if diagnostics is not None:
+            diagnostics.close()
         services = getattr(self, '_parameter_services', None)   # None: __init__ failed early
         self._parameter_services = None
         if services is not None:
