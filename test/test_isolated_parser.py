@@ -120,4 +120,5 @@ def test_close_during_a_parse_returns_at_once(parser):
     parser.close()
     thread.join(timeout=10.0)
     assert not thread.is_alive() and errors
+    assert 'closed' in str(errors[0]) and errors[0].kind == 'internal'
     assert time.monotonic() - started < 5.0

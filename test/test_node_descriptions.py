@@ -224,6 +224,18 @@ def test_zero_and_non_finite_axes_are_rejected(probe, good, axis, reason):
     assert_good_model_on_tf(probe, good)
 
 
+def test_an_unexpected_failure_is_a_rejection_not_a_dead_service(probe, good, monkeypatch):
+    def broken(*_args, **_kwargs):
+        raise RuntimeError('simulated bug')
+    monkeypatch.setattr(good.node._loader, 'build', broken)
+    result, = probe.set_parameters(good.name, robot_description=robot(name='boom'))
+    assert not result.successful and 'simulated bug' in result.reason
+    monkeypatch.undo()
+    result, = probe.set_parameters(good.name, robot_description=robot(name='after'))
+    assert result.successful, result.reason
+    assert good.node.model.name == 'after'
+
+
 def test_operator_can_allow_full_xacro_at_run_time(probe):
     node = NodeUnderTest('urdf_state_full', {'description.runtime_xacro': 'full',
                                              'frame_prefix': 'fx/'})
@@ -264,27 +276,84 @@ def test_invalid_start_up_value_gives_one_error_and_the_default(probe, name, val
         node.close()
 
 
-def test_invalid_start_up_values_in_a_real_process_no_traceback():
-    proc = subprocess.Popen(
-        [sys.executable, '-m', 'urdf_state_py.node', '--ros-args',
-         '-p', 'publish_frequency:=-1.0', '-p', 'parser:=bogus',
-         '-p', f'robot_description:={robot(name="proc")}'],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines = []
-    reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
-    reader.start()
+class NodeProcess:
+    """``python -m urdf_state_py.node`` with ``args``, its output collected line by line."""
+
+    def __init__(self, *args: str, robot_name: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, '-m', 'urdf_state_py.node', '--ros-args', *args,
+             '-p', f'robot_description:={robot(name=robot_name)}'],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=lambda: self.lines.extend(self.proc.stdout),
+                                        daemon=True)
+        self._reader.start()
+        self.robot_name = robot_name
+
+    def wait_loaded(self) -> None:
+        wait_until(lambda: any(f"Robot '{self.robot_name}' loaded" in line
+                               for line in self.lines), what='the start-up model')
+
+    def interrupt(self) -> tuple[int, str]:
+        """Ctrl-C; the exit code and the whole output."""
+        self.proc.send_signal(2)
+        code = self.proc.wait(timeout=DEADLINE)
+        self._reader.join(timeout=5.0)
+        return code, ''.join(self.lines)
+
+
+def test_an_integer_start_up_value_for_a_double_is_taken(probe):
+    """``-p publish_frequency:=30`` is an integer to rcl; rclpy alone would refuse it."""
+    node = NodeUnderTest('urdf_state_int_start', {'publish_frequency': 30,
+                                                  'robot_description': robot(name='it')})
     try:
-        wait_until(lambda: any("Robot 'proc' loaded" in line for line in lines),
-                   what='the node to load its model')
+        assert not node.logs('error')
+        assert node.node.get_parameter('publish_frequency').value == 30.0
     finally:
-        proc.send_signal(2)
-        code = proc.wait(timeout=DEADLINE)
-        reader.join(timeout=5.0)
-    text = ''.join(lines)
+        node.close()
+
+
+def test_invalid_start_up_values_in_a_real_process_no_traceback():
+    node = NodeProcess('-p', 'publish_frequency:=-1.0', '-p', 'parser:=bogus',
+                       robot_name='proc')
+    try:
+        node.wait_loaded()
+    finally:
+        code, text = node.interrupt()
     assert 'Traceback' not in text, text
     assert code == 0, text
-    assert sum("Parameter 'publish_frequency'" in line for line in lines) == 1, text
-    assert sum("Parameter 'parser'" in line for line in lines) == 1, text
+    assert text.count("Parameter 'publish_frequency'") == 1, text
+    assert text.count("Parameter 'parser'") == 1, text
+
+
+def test_sigint_during_a_parse_ends_the_node_quietly(probe):
+    """Ctrl-C while a (slow) description is parsed: exit 0, no traceback, parser stopped."""
+    name = f'urdf_state_sigint_{os.getpid()}'
+    node = NodeProcess('-r', f'__node:={name}', robot_name='sig')
+    try:
+        node.wait_loaded()
+        worker = _parser_process(node.proc.pid)
+        idle = worker.cpu_times().user
+        def set_bomb():   # never answered: the node is interrupted meanwhile
+            try:
+                probe.set_parameters(f'/{name}', robot_description=macro_bomb(), timeout=5.0)
+            except BaseException:  # noqa: BLE001 (pytest.fail of the harness, in a thread)
+                pass
+        threading.Thread(target=set_bomb, daemon=True).start()
+        wait_until(lambda: worker.cpu_times().user > idle + 0.5, what='the parse to run')
+    finally:
+        code, text = node.interrupt()
+    assert code == 0 and 'Traceback' not in text, text
+    assert 'shutting down' in text
+    wait_until(lambda: not worker.is_running() or worker.status() == 'zombie',
+               what='the parser process to end')
+
+
+def _parser_process(pid):
+    """The node's parser process (started with the start-up description)."""
+    import psutil
+    return next(child for child in psutil.Process(pid).children()
+                if 'isolated' in ' '.join(child.cmdline()))
 
 
 def test_description_topic_under_the_restricted_policy(probe):

@@ -39,7 +39,8 @@ def test_a_failing_parameter_change_is_refused_with_the_reason(probe, topic_node
         raise RuntimeError('boom')
     monkeypatch.setattr(topic_node.node, '_apply', broken)
     result, = probe.set_parameters(topic_node.name, frame_prefix='x/')
-    assert not result.successful and result.reason == 'internal error: boom'
+    assert not result.successful
+    assert result.reason == 'internal error while applying the change: RuntimeError: boom'
     assert topic_node.node._health.rejected_messages['internal error'] == 1
     monkeypatch.undo()
     assert probe.set_parameters(topic_node.name, frame_prefix='gd2/')[0].successful

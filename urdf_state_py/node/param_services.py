@@ -68,6 +68,9 @@ class ParameterServices:
                           use_global_arguments=False, enable_rosout=False)
         self._proxy = _ServiceHost(node, self._host)   # ParameterService keeps a weakref
         self._service = ParameterService(self._proxy)
+        self._context = node.context
+        self._logger = node.get_logger()
+        self._closing = False
         self._executor = MultiThreadedExecutor(num_threads=_THREADS, context=node.context)
         self._executor.add_node(self._host)
         self._thread = threading.Thread(target=self._spin, name='parameter_services',
@@ -75,13 +78,18 @@ class ParameterServices:
         self._thread.start()
 
     def _spin(self) -> None:
-        try:
-            self._executor.spin()
-        except Exception:  # noqa: BLE001 (context shut down under the executor)
-            pass
+        """Serve until closed; a failing callback is logged and serving goes on."""
+        while self._context.ok() and not self._closing:
+            try:
+                self._executor.spin()
+                return
+            except Exception as exc:  # noqa: BLE001 (also: the context shut down under it)
+                if self._context.ok() and not self._closing:
+                    self._logger.error(f'parameter services: {type(exc).__name__}: {exc}')
 
     def close(self) -> None:
         """Stop serving (waits briefly for a running callback) and destroy the helper."""
+        self._closing = True
         self._executor.shutdown(timeout_sec=1.0)
         self._thread.join(timeout=2.0)
         self._host.destroy_node()

@@ -124,9 +124,7 @@ class UrdfStateNode(Node):
             stale_after_s=lambda: self._cfg['diagnostics.stale_after'])
         self._defaults_timer = None
         self._update_defaults_timer()
-        self.add_on_set_parameters_callback(self._guard.wrap(
-            f'{self.get_fully_qualified_name()}/set_parameters', self._on_set_parameters,
-            lambda err: SetParametersResult(successful=False, reason=f'{INTERNAL_ERROR}: {err}')))
+        self.add_on_set_parameters_callback(self._on_set_parameters)
         self._parameter_services = ParameterServices(self) if serve_parameters else None
 
         # -- first model (the operator's: trusted) ----------------------------------
@@ -147,17 +145,18 @@ class UrdfStateNode(Node):
                     self._loader.rejected('the start-up parameter', err, keeping=False)
 
     def destroy_node(self) -> None:
-        """Stop the parameter services', the loader's and the diagnostics' threads first."""
-        diagnostics = getattr(self, '_diagnostics', None)
+        """Stop the diagnostics' thread, the loader (a parse in progress ends at once),
+        then the parameter services."""
+        diagnostics = getattr(self, '_diagnostics', None)   # None: __init__ failed early
         if diagnostics is not None:
             diagnostics.close()
-        services = getattr(self, '_parameter_services', None)   # None: __init__ failed early
-        self._parameter_services = None
-        if services is not None:
-            services.close()
         loader = getattr(self, '_loader', None)
         if loader is not None:
             loader.close()
+        services = getattr(self, '_parameter_services', None)
+        self._parameter_services = None
+        if services is not None:
+            services.close()
         super().destroy_node()
 
     # -- public helpers -----------------------------------------------------------
@@ -350,6 +349,12 @@ class UrdfStateNode(Node):
                 self._apply(params)
             except _Rejected as rejected:
                 return SetParametersResult(successful=False, reason=str(rejected))
+            except Exception as exc:  # noqa: BLE001 (a bug must not end the parameter services)
+                reason = f'internal error while applying the change: {type(exc).__name__}: {exc}'
+                self.get_logger().error(reason)
+                self._health.reject_message(INTERNAL_ERROR, f'set_parameters: {reason}',
+                                            self._now_ns())
+                return SetParametersResult(successful=False, reason=reason)
             return SetParametersResult(successful=True)
 
     def _check_change(self, name: str, value: Any) -> None:

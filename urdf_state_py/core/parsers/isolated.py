@@ -72,6 +72,7 @@ class IsolatedParser:
         self._classes = [[cls.__module__, cls.__qualname__] for cls in parser_classes]
         self._lock = threading.Lock()
         self._worker: subprocess.Popen | None = None
+        self._closing = False   # close() killed the worker: a failing parse says so
 
     def parse(self, data: str, parser: str, options: Mapping[str, Any],
               policy: str) -> ParseResult:
@@ -88,16 +89,30 @@ class IsolatedParser:
         request = _frame({'parser': parser, 'options': dict(options), 'policy': policy,
                           'max_bytes': limits.max_bytes}, data)
         with self._lock:
-            reply = self._exchange(request, limits.timeout_s)
+            self._closing = False
+            try:
+                reply = self._exchange(request, limits.timeout_s)
+            except DescriptionError:
+                if self._closing:
+                    raise DescriptionError('parsing stopped: the parser was closed '
+                                           '(shutting down)', kind='internal') from None
+                raise
             if size > RECYCLE_BYTES or len(reply) > RECYCLE_BYTES:
                 self._stop_worker()
-        answer, published = _unframe(reply)
-        if not answer.get('ok'):
-            raise DescriptionError(answer.get('error', 'parser process failed'),
-                                   parser=answer.get('parser'),
-                                   kind=answer.get('kind', 'invalid'))
-        model = model_from_data(answer['model'])
-        return ParseResult(model, data if answer['same'] else published, answer['parser'])
+        try:
+            answer, published = _unframe(reply)
+            if not answer.get('ok'):
+                raise DescriptionError(str(answer.get('error', 'parser process failed')),
+                                       parser=answer.get('parser'),
+                                       kind=str(answer.get('kind', 'invalid')))
+            model = model_from_data(answer['model'])
+            return ParseResult(model, data if answer['same'] else published,
+                               str(answer['parser']))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            if isinstance(exc, DescriptionError):
+                raise
+            raise DescriptionError(f'malformed reply from the parser process ({exc!r})',
+                                   kind='internal') from None
 
     def close(self) -> None:
         """Stop the worker now, also in the middle of a parse (which then fails).
@@ -105,6 +120,7 @@ class IsolatedParser:
         A new worker starts with the next parse. No lock is taken, so shutting
         down never waits for a parse to end.
         """
+        self._closing = True
         worker = self._worker
         if worker is not None and worker.poll() is None:
             worker.kill()

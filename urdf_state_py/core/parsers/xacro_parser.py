@@ -16,8 +16,16 @@ of one expansion, under a process-wide lock, this module
   ``xacro:include`` filenames and ``xacro.load_yaml`` paths resolve against
   ``base_dir`` (the node passes the model file's folder);
 * makes included files go through the same safe XML reader;
+* under the restricted policy (:func:`.xacro_sandbox.policy`, set for
+  descriptions that arrive at run time) installs the sandbox of
+  :mod:`.xacro_sandbox`: no ``eval``, no environment, files only below the
+  declared folders;
+* refuses an expansion larger than :func:`.xacro_sandbox.expansion_limit`
+  before parsing it;
 
-and restores everything afterwards, also on errors.
+and restores everything afterwards, also on errors. The default policy is
+trusted: the library API and the CLI read the user's own files, as the
+``xacro`` command does.
 """
 
 from __future__ import annotations
