@@ -122,3 +122,15 @@ def test_close_during_a_parse_returns_at_once(parser):
     assert not thread.is_alive() and errors
     assert 'closed' in str(errors[0]) and errors[0].kind == 'internal'
     assert time.monotonic() - started < 5.0
+
+
+def test_a_trusted_parse_never_shares_its_process_with_a_later_one(parser):
+    """Whatever code a trusted model ran dies with its worker; restricted parses share one."""
+    trusted = SMALL.replace('<robot name="small">', '<robot name="$(eval \'sm\' + \'all\')" '
+                            'xmlns:xacro="http://www.ros.org/wiki/xacro">')
+    assert parser.parse(trusted, 'xacro', {}, TRUSTED).model.name == 'small'
+    assert parser._worker is None   # replaced after the trusted parse
+    parser.parse(SMALL, 'auto', {}, RESTRICTED)
+    restricted_worker = parser._worker
+    parser.parse(SMALL, 'auto', {}, RESTRICTED)
+    assert restricted_worker is not None and parser._worker is restricted_worker

@@ -2,6 +2,8 @@
 default otherwise) and spinning until Ctrl-C with a clean, quiet shutdown."""
 
 import importlib.util
+import os
+import signal
 
 import pytest
 import rclpy
@@ -108,3 +110,37 @@ def test_a_callback_failing_inside_the_executor_is_survived(kind):
 
     assert spin_until_shutdown(FailingOnce, executor=lambda: make_executor(kind)) in (True, False)
     assert len(ticks) == 3 and not rclpy.ok()
+
+
+@pytest.mark.parametrize('kind', ['single'] + (['events'] if HAS_EVENTS else []))
+def test_first_signal_ends_the_spin_and_later_ones_are_ignored(kind):
+    """In-process: SIGINT during the spin ends it (the wait-set executor gets a
+    KeyboardInterrupt, the EventsExecutor stops itself); SIGINT and SIGTERM are
+    ignored from then on, so a second Ctrl-C cannot cut the clean-up short."""
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    nodes = []
+
+    def make_node():
+        nodes.append(RecordingNode())
+        return nodes[-1]
+
+    def step():
+        os.kill(os.getpid(), signal.SIGINT)
+        return 0.2
+    try:
+        assert spin_until_shutdown(make_node, executor=lambda: make_executor(kind),
+                                   step=step) is True
+        assert nodes[0].destroyed and not rclpy.ok()
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+        os.kill(os.getpid(), signal.SIGINT)     # ignored: no KeyboardInterrupt here
+        os.kill(os.getpid(), signal.SIGTERM)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def test_handlers_are_restored_when_no_signal_came():
+    before = signal.getsignal(signal.SIGINT)
+    assert spin_until_shutdown(RecordingNode, step=iter([0.0, None]).__next__) is False
+    assert signal.getsignal(signal.SIGINT) is before

@@ -1,8 +1,10 @@
 """Running one node until Ctrl-C: the executor choice and the spin loop shared by every main.
 
 The state publisher, the joint sweeper and the TF viewer all init rclpy, build
-a node, spin it until Ctrl-C or an external shutdown, and must then end
-quietly (no traceback) after destroying the node and shutting rclpy down.
+a node, spin it until Ctrl-C, SIGTERM or an external shutdown, and must then
+end quietly (exit status 0, no traceback) after destroying the node and
+shutting rclpy down -- also when the signal comes twice, as under ``ros2
+launch`` (see :class:`ShutdownSignals`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import rclpy
 from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.task import Future
+
+from .shutdown_signals import ShutdownRequested, ShutdownSignals
 
 __all__ = ['make_executor', 'spin_until_shutdown']
 
@@ -55,6 +59,10 @@ def _events_executor_class():
     return EventsExecutor
 
 
+def _is_events_executor(spinner) -> bool:
+    return type(spinner).__name__ == 'EventsExecutor'  # a C++ class, not an rclpy Executor
+
+
 def _spin_for(spinner) -> Callable[[float], None]:
     """``spin_for(t)``: run ``spinner``'s callbacks for at most ``t`` seconds.
 
@@ -66,7 +74,7 @@ def _spin_for(spinner) -> Callable[[float], None]:
     stays in C++ for the whole window, dispatching every event, and still
     returns on time and on shutdown.
     """
-    if type(spinner).__name__ == 'EventsExecutor':  # a C++ class, not an rclpy Executor
+    if _is_events_executor(spinner):
         never = Future()
         return lambda timeout: spinner.spin_until_future_complete(never, timeout_sec=timeout)
     return lambda timeout: spinner.spin_once(timeout_sec=timeout)
@@ -90,8 +98,9 @@ def spin_until_shutdown(make_node: Callable[[], Node], *, args: Sequence[str] | 
                         step: Callable[[], float | None] | None = None) -> bool:
     """Init rclpy with ``args``, build a node, spin it until told to stop, then clean up.
 
-    Returns True when the run was interrupted (Ctrl-C, an external shutdown),
-    False when ``step`` ended it or rclpy was shut down between two spins.
+    Returns True when the run was interrupted (Ctrl-C, SIGTERM, an external
+    shutdown), False when ``step`` ended it or rclpy was shut down between two
+    spins. SIGINT and SIGTERM are handled by :class:`ShutdownSignals`.
 
     ``make_node`` and ``executor`` are factories called after ``rclpy.init``
     (both need a live context) and inside the interrupt handling, so a Ctrl-C
@@ -107,30 +116,38 @@ def spin_until_shutdown(make_node: Callable[[], Node], *, args: Sequence[str] | 
     rclpy's SIGINT handler has shut the context down (a call interrupted
     mid-way, e.g. during start-up) counts as an interruption, not an error.
     """
+    with ShutdownSignals() as signals:
+        return _run(make_node, args, executor, step, signals)
+
+
+def _run(make_node: Callable[[], Node], args: Sequence[str] | None,
+         executor: Callable[[], Executor], step: Callable[[], float | None] | None,
+         signals: ShutdownSignals) -> bool:
     node = None
     spinner = None
     try:
-        rclpy.init(args=args)
-        spinner = executor()
-        node = make_node()
-        spinner.add_node(node)
+        with signals.interruptible():
+            rclpy.init(args=args)
+            spinner = executor()
+            node = make_node()
+            spinner.add_node(node)
         spin_for = _spin_for(spinner)
-        while rclpy.ok():
+        while rclpy.ok() and signals.received is None:
             timeout = SPIN_TIMEOUT_S if step is None else step()
             if timeout is None:
                 break
             try:
                 spin_for(timeout)
-            except (KeyboardInterrupt, ExternalShutdownException):
+            except (ShutdownRequested, KeyboardInterrupt, ExternalShutdownException):
                 raise
             except Exception as err:  # noqa: BLE001 - see _survive
-                if not rclpy.ok():
+                if not rclpy.ok() or signals.received is not None:
                     raise
                 _survive(err)
-    except (KeyboardInterrupt, ExternalShutdownException):
+    except (ShutdownRequested, KeyboardInterrupt, ExternalShutdownException):
         return True
     except Exception:  # noqa: BLE001 - re-raised unless Ctrl-C caused it
-        if rclpy.ok():
+        if rclpy.ok() and signals.received is None:
             raise
         return True
     finally:
@@ -139,4 +156,4 @@ def spin_until_shutdown(make_node: Callable[[], Node], *, args: Sequence[str] | 
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
-    return False
+    return signals.received is not None

@@ -14,7 +14,9 @@ worker process (``python -m urdf_state_py.core.parsers.isolated``):
 
 The worker stays alive between parses (no start-up cost per description) and
 is replaced after a large one, so the memory a 10 MB description needed goes
-back to the system and the caller never holds its XML tree. Results come back
+back to the system and the caller never holds its XML tree, and after a
+trusted one (which may run code), so a restricted parse never shares a process
+with it. Results come back
 as JSON (see :mod:`..model_codec`), never pickle.
 """
 
@@ -36,6 +38,7 @@ from typing import Any, BinaryIO
 from ..errors import DescriptionError, find_cause
 from ..model import Model
 from ..model_codec import model_from_data, model_to_data
+from .xacro_sandbox import TRUSTED
 
 __all__ = ['IsolatedParser', 'ParseLimits', 'ParseResult']
 
@@ -97,7 +100,10 @@ class IsolatedParser:
                     raise DescriptionError('parsing stopped: the parser was closed '
                                            '(shutting down)', kind='internal') from None
                 raise
-            if size > RECYCLE_BYTES or len(reply) > RECYCLE_BYTES:
+            # Replaced after a large parse (memory back to the system) and after a
+            # trusted one (whatever its code did to the process, a restricted parse
+            # never runs in it).
+            if size > RECYCLE_BYTES or len(reply) > RECYCLE_BYTES or policy == TRUSTED:
                 self._stop_worker()
         try:
             answer, published = _unframe(reply)

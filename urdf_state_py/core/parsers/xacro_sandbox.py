@@ -13,8 +13,8 @@ and string keys), so under this policy nothing is handed to ``eval`` at all:
   and lists of them, arithmetic, comparisons, ``and``/``or``/``not``,
   ``a if c else b``, property names, subscripts of plain data, the math
   functions xacro documents (``sin``, ``math.pi``, ``radians``...), ``min``,
-  ``max``, ``round``, ``int``, ``float``, ``str``, ``bool``, ``len`` (also as
-  ``python.<name>``, with ``python.abs``),
+  ``max``, ``round``, ``int``, ``float``, ``str``, ``bool``, ``len``, ``list``,
+  ``dict`` (also as ``python.<name>``, with ``python.abs``), dict literals,
   ``xacro.arg(...)`` and ``xacro.load_yaml(...)`` (files as below). Anything
   else (calls of other names, attributes beyond those, comprehensions,
   lambdas, names starting with ``_``) is refused, naming the construct.
@@ -111,6 +111,7 @@ _MATH = {name: value for name, value in vars(math).items()
 # What xacro exposes by bare name (and as python.<name>, with abs), minus code and containers.
 _BUILTINS: dict[str, Any] = {'min': min, 'max': max, 'round': round, 'int': int,
                              'float': float, 'str': str, 'bool': bool, 'len': len,
+                             'list': list, 'dict': dict,
                              'True': True, 'False': False, 'None': None}
 _PYTHON = {name: value for name, value in _BUILTINS.items() if callable(value)} | {'abs': abs}
 _PLAIN = (int, float, str, bool, type(None))
@@ -289,14 +290,23 @@ class RestrictedEvaluator:
     def _eval_IfExp(self, node: ast.IfExp) -> Any:
         return self._eval(node.body) if self._eval(node.test) else self._eval(node.orelse)
 
+    def _eval_Dict(self, node: ast.Dict) -> dict:
+        if None in node.keys:
+            raise _refuse('a ** expansion')
+        keys, values = self._items(node.keys), self._items(node.values)
+        if not all(isinstance(k, _PLAIN) for k in keys):
+            raise _refuse('a dict key that is not a number or a string')
+        return dict(zip(keys, values))
+
     def _eval_Call(self, node: ast.Call) -> Any:
-        if node.keywords:
-            raise _refuse('keyword arguments')
+        if any(keyword.arg is None for keyword in node.keywords):
+            raise _refuse('a ** expansion')
         func = self._callable(node.func)
         args = [self._eval(arg) for arg in node.args]
-        if not all(_is_data(a) or _is_yaml(a) for a in args):
+        kwargs = {keyword.arg: self._eval(keyword.value) for keyword in node.keywords}
+        if not all(_is_data(a) or _is_yaml(a) for a in args + list(kwargs.values())):
             raise _refuse('a call with non-data arguments')
-        result = func(*args)
+        result = func(*args, **kwargs)
         if not (_is_data(result) or _is_yaml(result)):
             raise _refuse(f'a call returning {type(result).__name__}')
         return result
@@ -347,7 +357,7 @@ def _describe(node: ast.AST) -> str:
             'SetComp': 'a set comprehension', 'DictComp': 'a dict comprehension',
             'Lambda': 'a lambda', 'NamedExpr': 'an assignment expression',
             'Starred': 'a starred expression', 'JoinedStr': 'an f-string',
-            'Dict': 'a dict literal', 'Set': 'a set literal'}.get(type(node).__name__,
+            'Set': 'a set literal'}.get(type(node).__name__,
                                                                    type(node).__name__)
     return f"{kind} '{text[:60]}'" if text else kind
 
