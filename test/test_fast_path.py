@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip('rclpy')
 
-from robot_files import big_robot_params  # noqa: E402
+from robot_files import H1_2, big_robot_params  # noqa: E402
 from urdf_state_py.node.fast_path import FastPath  # noqa: E402
 from urdf_state_py.node.joint_states import JointStateMerger  # noqa: E402
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
@@ -51,7 +51,7 @@ class Twin:
         if not (update.publish and update.joints):
             return None, update.warnings
         q_eff, clamped = self.kin.resolve(merger.q, ignore_limits)
-        fast.clean = not ignore_limits and not clamped
+        fast.resolved(clamped, ignore_limits)
         sec, nanosec = divmod(stamp_ns, NS)
         return moving.payload_at(update.joints, q_eff, sec, nanosec), (update.warnings, clamped)
 
@@ -190,3 +190,37 @@ def test_prefix_change_takes_a_new_fast_path_over_the_same_state(toy):
     # the old fast path is untouched: still the old frame names
     stale = old_fast.update(names, np.array([0.1, 0.2]), 9 * NS, 9 * NS, 9, 0, False)
     assert b'p/a' in stale and b'other/' not in stale
+
+
+@pytest.fixture(scope='module')
+def h1_2():
+    return load_model(H1_2.read_text())
+
+
+def test_h1_2_in_limit_inputs_take_the_fast_path_once_the_clamped_mimics_were_warned(h1_2):
+    # The driver's in-limit values drive H1_2's thumb mimic joints beyond their own
+    # limits: the first message clamps (general path, warnings), then every message
+    # clamps the same joints on the fast path, byte for byte as the general path.
+    twin, published = run_random(h1_2, h1_2.active_joint_names, 5, margin=0.0, nan_rate=0.0)
+    assert published == 400
+    assert twin.fast_hits >= 350           # the rest: time going back, ignore_limits toggled
+    fast = twin.sides[1][2]
+    assert any(name in fast._warned for name in h1_2.mimic_joint_names)   # really clamped
+
+
+def test_a_joint_clamped_for_the_first_time_goes_to_the_general_path_once(toy):
+    twin = Twin(toy, 0.0)
+    names = ('j1', 'j2')
+    merger, moving, fast = twin.sides[1]
+    twin.step(names, np.array([0.1, 0.2]), NS, NS, False)
+    hits = twin.fast_hits
+    twin.step(names, np.array([0.8, 0.2]), 2 * NS, 2 * NS, False)   # j3 = 1.7 > 1.5: warn
+    assert twin.fast_hits == hits
+    twin.step(names, np.array([0.9, 0.2]), 3 * NS, 3 * NS, False)   # j3 again: fast now
+    assert twin.fast_hits == hits + 1
+    twin.step(names, np.array([1.2, 0.2]), 4 * NS, 4 * NS, False)   # j1 itself: new, general
+    assert twin.fast_hits == hits + 1
+    twin.step(names, np.array([1.3, 0.2]), 5 * NS, 5 * NS, False)
+    assert twin.fast_hits == hits + 2
+    fast._warned.reset()                  # what an ignore_limits change does: warn again
+    assert fast.update(names, np.array([1.3, 0.2]), 6 * NS, 6 * NS, 6, 0, False) is None

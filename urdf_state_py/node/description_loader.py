@@ -108,7 +108,8 @@ class Loaded:
         path, which re-establishes it.
         """
         moving = MovingTransforms(self.kinematics, frame_prefix)
-        return replace(self, moving=moving, fast=FastPath(self.merger, self.kinematics, moving))
+        return replace(self, moving=moving,
+                       fast=FastPath(self.merger, self.kinematics, moving, self.clamp_warned))
 
 
 class DescriptionLoader:
@@ -155,10 +156,11 @@ class DescriptionLoader:
                                   frequency=cfg['publish_frequency'],
                                   ignore_timestamp=cfg['ignore_timestamp'])
         moving = MovingTransforms(kin, cfg['frame_prefix'])
+        warned = WarnOnce()   # shared: the fast path clamps a joint once it was warned about
         return Loaded(source=source, description=result.published, parser=result.parser,
                       model=result.model, kinematics=kin, merger=merger,
-                      fixed=kin.fixed_transforms(), moving=moving, clamp_warned=WarnOnce(),
-                      fast=FastPath(merger, kin, moving))
+                      fixed=kin.fixed_transforms(), moving=moving, clamp_warned=warned,
+                      fast=FastPath(merger, kin, moving, warned))
 
     def rejected(self, origin: str, error: DescriptionError, keeping: bool) -> str:
         """The one place a description is refused: log it, count it; returns the reason."""

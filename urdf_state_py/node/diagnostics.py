@@ -40,7 +40,8 @@ def model_view(loaded: Any, now_ns: int, stale_after_s: float) -> ModelView | No
     return ModelView(robot=m.name, parser=loaded.parser, links=len(m.links),
                      joints=len(m.joints), movable=len(m.movable_joint_names),
                      never_received=merger.pending_joints(),
-                     stale=merger.stale_joints(now_ns, stale_ns) if stale_ns else ())
+                     stale=merger.stale_joints(now_ns, stale_ns) if stale_ns else (),
+                     clamps=loaded.fast.clamps, last_clamped=tuple(loaded.fast.last_clamped))
 
 
 class DiagnosticsPublisher:
@@ -70,6 +71,7 @@ class DiagnosticsPublisher:
         kwargs = {'event_callbacks': event_callbacks} if event_callbacks is not None else {}
         self._publisher = node.create_publisher(DiagnosticArray, '/diagnostics', 1, **kwargs)
         self._last = (now_ns(), health.tf_published)
+        self._clamps = 0
         self._publish_guarded = guard.wrap('/diagnostics', self.publish)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name='urdf_state diagnostics',
@@ -94,6 +96,9 @@ class DiagnosticsPublisher:
         self._last = (now_ns, count)
         stale_after_s = self._stale_after_s()
         view = self._view(now_ns, stale_after_s)
+        if view is not None and view.clamps != self._clamps:   # the fast path clamped
+            self._clamps = view.clamps
+            self._health.clamp(view.last_clamped, now_ns)
         status = node_status(self._health, view, stale_after_s=stale_after_s,
                              tf_rate_hz=rate, now_ns=now_ns)
         msg = DiagnosticArray()

@@ -1,35 +1,43 @@
 """The node's fused path from a JointState to /tf bytes, for the common case.
 
 A JointState publisher repeats its name list, and almost every message of it
-needs nothing but arithmetic: no warning to log, no value to clamp, no
-non-finite value, no time going backwards. For such a message the general
+needs nothing but arithmetic: no warning to log, no non-finite value, no time
+going backwards, and no value to clamp that was not clamped (and warned about)
+before. For such a message the general
 path (:meth:`JointStateMerger.update` -> :meth:`Kinematics.resolve` over the
 whole state -> :meth:`Kinematics.moving_transforms` -> the serialised
 template) builds several small objects and makes ~40 numpy calls.
 :class:`FastPath` does the same work with ~15 from one cached :class:`_Route`
 per name list, whose constants gather everything a message needs::
 
-    w[:n]  = positions[source]             each published joint's source value:
+    raw    = positions[source]             each published joint's source value:
                                            its own, or its mimic master's
-    w[n:]  = w[:n] * multiplier + offset   effective values (1 and -0.0 for
+    w[:n]  = clip(raw, source bounds)      the master clamped first ...
+    w[n:]  = clip(w[:n] * multiplier + offset, own bounds)
+                                           ... then the mimic (1 and -0.0 for
                                            joints that are not mimic joints)
-    fmin(fmax(w, lower), upper) == w ?     nothing to clamp, everything finite
+    nothing clipped, or only finite values of joints already warned about ?
     q[dst] = positions[src]                the merger's state, as update() does
     rotations = Re(exp(i w[n:] / 2) basis) as Kinematics.moving_transforms
     bytes: rotations and stamps scattered into the serialised template
 
-Whenever one of the checks fails, :meth:`FastPath.update` returns None having
-changed nothing, and the caller runs the general path, which does the
-reporting. So the fast path never changes what is published or logged;
+That is :meth:`Kinematics.resolve`'s two-stage clip (master, then mimic),
+with the same numpy operations, so the bytes are the general path's. Whenever
+one of the checks fails, :meth:`FastPath.update` returns None having changed
+nothing, and the caller runs the general path, which does the reporting. A
+joint beyond its limits thus takes the general path until it has been warned
+about (once per joint), then the fast path (H1_2's thumb mimic joints, beyond
+their own limits for much of their master's range). So the fast path never changes what is published or logged;
 ``test_fast_path.py`` checks that its bytes are the general path's.
 
 Limits are the subtle part: the general path resolves the WHOLE state and
 reports every joint out of its bounds, while a route only sees its own
-joints. Hence :attr:`FastPath.clean`: set by the caller after each general
-resolve (True when nothing was clamped), cleared on every fast update with
-``ignore_limits`` (values then go in unchecked); without ``ignore_limits`` the
-fast path runs only while it holds, so the rest of the state is known to be
-within bounds.
+joints. Hence :attr:`FastPath.clean`: set by :meth:`FastPath.resolved` after
+each general resolve (every clamped joint is then warned about), cleared on
+every fast update with ``ignore_limits`` (values then go in unchecked, and
+warnings are re-armed when it is switched off); without ``ignore_limits`` the
+fast path runs only while it holds, so the rest of the state has nothing left
+to report.
 
 Eligible name lists: every published joint rotates (revolute or continuous:
 constant translations), every mimic joint among them follows a rotating
@@ -40,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .joint_states import JointStateMerger
+from .joint_states import JointStateMerger, WarnOnce
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import JointType
 from .tf_publishing import MovingTransforms
@@ -55,8 +63,9 @@ _REVOLUTE_LIKE = (JointType.REVOLUTE, JointType.CONTINUOUS)
 class _Route:
     """The constants and buffers of one name list (see the module docstring)."""
 
-    __slots__ = ('n_positions', 'src', 'dst', 'source', 'w', 'w_source', 'w_effective',
-                 'multiplier', 'offset', 'bounds', 'ignored_bounds', 'checked',
+    __slots__ = ('n_positions', 'src', 'dst', 'source', 'raw', 'w', 'w_source', 'w_effective',
+                 'multiplier', 'offset', 'bounds', 'ignored_bounds', 'checked', 'row_names',
+                 'warned_generation', 'unwarned',
                  'half_gain', 'phase', 'phase_column', 'basis', 'rotations', 'rotations_real',
                  'doubles', 'rotation_at', 'words', 'stamp_at', 'stamp', 'message',
                  'marked')
@@ -88,10 +97,13 @@ class _Route:
             offset.append(off)
             lower.append(master.limits.lower if master.is_bounded else -_BIG)
             upper.append(master.limits.upper if master.is_bounded else _BIG)
+        row_names = [joint_map[name].mimic.joint if joint_map[name].is_mimic else name
+                     for name in joints]                     # w[:n]: the source joints
         for name in joints:
             joint = joint_map[name]
             lower.append(joint.limits.lower if joint.is_bounded else -_BIG)
             upper.append(joint.limits.upper if joint.is_bounded else _BIG)
+            row_names.append(name)                          # w[n:]: the joints themselves
         serialized = moving.serialized(joints)
         if serialized is None:
             raise _Ineligible('no pre-serialised /tf message')
@@ -101,13 +113,18 @@ class _Route:
         self.n_positions = len(names)
         self.src, self.dst = plan.src, plan.dst
         self.source = np.array(source, dtype=np.intp)
+        self.raw = np.empty(n)
         self.w = np.empty(2 * n)
         self.w_source, self.w_effective = self.w[:n], self.w[n:]
         self.multiplier = np.array(multiplier)
         self.offset = np.array(offset)
-        self.bounds = (np.array(lower), np.array(upper))
-        self.ignored_bounds = (np.full(2 * n, -_BIG), np.full(2 * n, _BIG))
-        self.checked = np.empty(2 * n)
+        lower, upper = np.array(lower), np.array(upper)
+        self.bounds = ((lower[:n], upper[:n]), (lower[n:], upper[n:]))
+        self.ignored_bounds = ((np.full(n, -_BIG), np.full(n, _BIG)),) * 2
+        self.checked = np.empty(n)
+        self.row_names = tuple(row_names)
+        self.warned_generation = -1
+        self.unwarned = np.ones(2 * n, dtype=bool)  # rows whose joint was never warned about
         sel = kin.selection(kin.joint_index(joints))
         self.half_gain, self.basis = sel.half_gain, sel.rotation_basis
         self.phase = np.empty(n, dtype=complex)
@@ -126,15 +143,22 @@ class FastPath:
     """The fused path of one loaded model (see the module docstring)."""
 
     def __init__(self, merger: JointStateMerger, kinematics: Kinematics,
-                 moving: MovingTransforms) -> None:
+                 moving: MovingTransforms, warned: WarnOnce | None = None) -> None:
+        """``warned``: the joints already warned about as clamped (shared with the
+        general path's reporting; a fresh one when None)."""
         self._merger = merger
         self._kin = kinematics
         self._moving = moving
+        self._warned = warned if warned is not None else WarnOnce()
         self._routes: dict[tuple[str, ...], _Route | None] = {}  # None: ineligible
         self._last_names: tuple[str, ...] | None = None
         self._last_route: _Route | None = None
         #: The whole merged state is known to be within its bounds (see the module docstring).
         self.clean = False
+        #: Updates this path clamped itself (joints already warned about), and the last
+        #: joints it clamped: what /diagnostics reports while a joint stays at its limit.
+        self.clamps = 0
+        self.last_clamped: list[str] = []
 
     def _route(self, names: tuple[str, ...]) -> _Route | None:
         if names in self._routes:
@@ -153,6 +177,49 @@ class FastPath:
         self._last_names, self._last_route = names, route
         return route
 
+    def resolved(self, clamped, ignore_limits: bool) -> list[str]:
+        """After a general-path resolve of the whole state: the clamped joints to warn
+        about now (first time each), and the fast path may run again (unless
+        ``ignore_limits``) since nothing is left to report."""
+        self.clean = not ignore_limits
+        return self._warned.new(clamped) if len(clamped) else []
+
+    def _clipped(self, route: _Route, bounds) -> bool:
+        """The two-stage clip into ``route.w``; False when the general path must run
+        (a non-finite value, or a joint clamped that was never warned about)."""
+        (lower, upper), (own_lower, own_upper) = bounds
+        raw, source, effective, checked = route.raw, route.w_source, route.w_effective, \
+            route.checked
+        np.fmax(raw, lower, out=source)
+        np.fmin(source, upper, out=source)
+        sources_clamped = raw.tobytes() != source.tobytes()
+        if sources_clamped:
+            if not np.isfinite(raw).all():
+                return False
+            # Again with the general path's own operations (fmax/fmin and
+            # maximum/minimum may differ on the sign of a zero).
+            np.maximum(raw, lower, out=source)
+            np.minimum(source, upper, out=source)
+        np.multiply(source, route.multiplier, out=effective)
+        effective += route.offset
+        np.fmax(effective, own_lower, out=checked)
+        np.fmin(checked, own_upper, out=checked)
+        if not sources_clamped and checked.tobytes() == effective.tobytes():
+            return True                                     # nothing clamped: the usual case
+        np.maximum(effective, own_lower, out=checked)
+        np.minimum(checked, own_upper, out=checked)
+        warned = self._warned
+        if route.warned_generation != warned.generation:
+            route.unwarned = np.array([name not in warned for name in route.row_names])
+            route.warned_generation = warned.generation
+        rows = np.concatenate((raw != source, checked != effective))
+        if (route.unwarned & rows).any():
+            return False
+        effective[:] = checked
+        self.clamps += 1        # for /diagnostics: which joints, and that it goes on
+        self.last_clamped = [route.row_names[i] for i in np.flatnonzero(rows)]
+        return True
+
     def update(self, names: tuple[str, ...], positions: np.ndarray, stamp_ns: int, now_ns: int,
                sec: int, nanosec: int, ignore_limits: bool) -> bytes | None:
         """The /tf payload for this JointState, ``b''`` when rate-limited, or None.
@@ -165,16 +232,9 @@ class FastPath:
         if route is None or len(positions) != route.n_positions or (
                 not ignore_limits and not self.clean):
             return None
-        # Effective values of the published joints; the bounds check also catches NaN / inf.
-        w = route.w
-        positions.take(route.source, out=route.w_source)
-        np.multiply(route.w_source, route.multiplier, out=route.w_effective)
-        route.w_effective += route.offset
-        lower, upper = route.ignored_bounds if ignore_limits else route.bounds
-        checked = route.checked
-        np.fmax(w, lower, out=checked)
-        np.fmin(checked, upper, out=checked)
-        if checked.tobytes() != w.tobytes():
+        # Effective values of the published joints; the clip also catches NaN / inf.
+        positions.take(route.source, out=route.raw)
+        if not self._clipped(route, route.ignored_bounds if ignore_limits else route.bounds):
             return None
         merger = self._merger
         publish = merger.throttle.check_quiet(stamp_ns, route.dst, now_ns, route.marked)

@@ -95,6 +95,11 @@ class WarnOnce:
 
     def __init__(self) -> None:
         self._seen: set = set()
+        #: Bumped by every change, so a user can cache what it derived from the set.
+        self.generation = 0
+
+    def __contains__(self, key) -> bool:
+        return key in self._seen
 
     def new(self, keys: Iterable) -> list:
         """The keys not seen before (in order), now marked as seen."""
@@ -103,10 +108,13 @@ class WarnOnce:
             if key not in self._seen:
                 self._seen.add(key)
                 fresh.append(key)
+        if fresh:
+            self.generation += 1
         return fresh
 
     def reset(self) -> None:
         self._seen.clear()
+        self.generation += 1
 
 
 class PublishThrottle:

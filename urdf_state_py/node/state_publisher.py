@@ -28,9 +28,6 @@ from typing import Any
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import qos_profile_sensor_data
-from rclpy.qos_overriding_options import QoSOverridingOptions
-from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
@@ -43,7 +40,7 @@ from .description_loader import LOADER_PARAMETERS, DescriptionLoader, Loaded, So
 from .diagnostics import DiagnosticsPublisher, model_view
 from .guards import INTERNAL_ERROR, CallbackGuard
 from .health import Health
-from .joint_state_cdr import JointStateReader, MalformedJointState
+from .joint_state_input import JointStateInput
 from .param_services import ParameterServices
 from .params import PARAMETERS, declare_spec, node_parameters
 from .qos import DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, quiet_publisher_events
@@ -67,7 +64,10 @@ _FILE_ROOTS = ('xacro.base_dir', 'xacro.package_paths')
 class UrdfStateNode(Node):
     """robot_state_publisher's interface in Python; ``**kwargs`` go to :class:`rclpy.node.Node`."""
 
-    def __init__(self, node_name: str = NODE_NAME, *, registry=None, **kwargs) -> None:
+    def __init__(self, node_name: str = NODE_NAME, *, registry=None,
+                 hot_path: bool | None = None, **kwargs) -> None:
+        """``hot_path``: serve joint_states from a thread of its own (None: as
+        ``URDF_STATE_HOT_PATH`` says, default on where rclpy allows; see hot_path)."""
         # The parameter services run on a thread of their own (see param_services).
         serve_parameters = kwargs.pop('start_parameter_services', True)
         super().__init__(node_name, start_parameter_services=False, **kwargs)
@@ -75,8 +75,8 @@ class UrdfStateNode(Node):
         self._lock = threading.RLock()
         self._loaded: Loaded | None = None
         self._source: Source | None = None   # the description in effect (or being waited on)
-        self._last_tf_ns = 0
-        self._clock_handle = self.get_clock().handle   # rcl clock: get_now() in every release
+        clock = self.get_clock().handle      # rcl clock: get_now() in every release
+        self._now_ns = lambda: clock.get_now().nanoseconds
         self._health = Health()
         self._guard = CallbackGuard(self.get_logger, self._health, self._now_ns)
 
@@ -105,13 +105,10 @@ class UrdfStateNode(Node):
         if not self._use_topic:
             self._description_pub = self.create_publisher(String, 'robot_description',
                                                           DESCRIPTION_QOS, event_callbacks=events)
-        # raw: the callback gets the CDR bytes and reads what it needs (joint_state_cdr);
-        # the description too, so that a malformed payload fails in our guard, not in rclpy.
-        self._joint_state_reader = JointStateReader()
-        self._joint_state_sub = self.create_subscription(
-            JointState, 'joint_states', self._on_joint_state_raw, qos_profile_sensor_data,
-            qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
-        self._joint_states_topic = self._joint_state_sub.topic_name
+        # joint_states -> /tf, on a thread of its own where possible (joint_state_input).
+        self._input = JointStateInput(self, self._tf_pub, lambda: (self._loaded, self._cfg),
+                                      self._guard, self._health, hot_path=hot_path)
+        # raw: a malformed description payload fails in our guard, not inside rclpy.
         self._description_sub = None
         if self._use_topic:
             self._description_sub = self.create_subscription(
@@ -143,13 +140,17 @@ class UrdfStateNode(Node):
                     self._install(self._build(self._source, cfg))
                 except DescriptionError as err:
                     self._loader.rejected('the start-up parameter', err, keeping=False)
+        self._input.start()
 
     def destroy_node(self) -> None:
-        """Stop the diagnostics' thread, the loader (a parse in progress ends at once),
-        then the parameter services."""
+        """Stop the diagnostics' and joint_states' threads, the loader (a parse in progress
+        ends at once), then the parameter services."""
         diagnostics = getattr(self, '_diagnostics', None)   # None: __init__ failed early
         if diagnostics is not None:
             diagnostics.close()
+        joint_states = getattr(self, '_input', None)
+        if joint_states is not None:
+            joint_states.stop()
         loader = getattr(self, '_loader', None)
         if loader is not None:
             loader.close()
@@ -201,9 +202,9 @@ class UrdfStateNode(Node):
         self._publish_static(loaded)
         if self._cfg['publish_default_positions']:
             self._publish_defaults(loaded)
-        self._joint_state_reader.max_names = loaded.merger.max_names
-        self._health.new_model()
-        old, self._loaded = self._loaded, loaded
+        with self._input.lock:  # between two JointStates
+            self._health.new_model()
+            old, self._loaded = self._loaded, loaded
         self._loader.release_memory(old, loaded)
 
     # -- publishing ------------------------------------------------------------------
@@ -212,92 +213,11 @@ class UrdfStateNode(Node):
         stamp = self.get_clock().now().to_msg()
         self._tf_static_pub.publish(static_message(loaded.fixed, self._cfg['frame_prefix'], stamp))
 
-    def _publish_moving(self, loaded: Loaded, joints: tuple[str, ...], sec: int, nanosec: int,
-                        now_ns: int, ignore_limits: bool) -> None:
-        """Publish ``joints`` stamped ``sec``/``nanosec``; ``now_ns``: the node clock now."""
-        q_eff, clamped = loaded.kinematics.resolve(loaded.merger.q, ignore_limits)
-        loaded.fast.clean = not ignore_limits and not clamped
-        if len(clamped):
-            self._health.clamp(clamped, now_ns)
-            self._warn_clamped(loaded, clamped)
-        self._tf_pub.publish(loaded.moving.payload_at(joints, q_eff, sec, nanosec))
-        self._last_tf_ns = now_ns
-        self._health.tf_published += 1
-
     def _publish_defaults(self, loaded: Loaded) -> None:
-        pending = loaded.merger.pending_joints()
-        if pending:
-            now_ns = self._now_ns()
-            self._publish_moving(loaded, pending, now_ns // _NS, now_ns % _NS, now_ns,
-                                 self._cfg['ignore_limits'])
-
-    def _warn_clamped(self, loaded: Loaded, clamped) -> None:
-        for name in loaded.clamp_warned.new(clamped):
-            joint = loaded.model.joint_map[name]
-            lim = joint.limits
-            if joint.is_mimic:
-                got = f"as mimic of '{joint.mimic.joint}'"
-            else:
-                index = loaded.kinematics.variable_index[joint.variable_names[0]]
-                got = f'got {loaded.merger.q[index]:g}'
-            self.get_logger().warning(
-                f"Joint '{name}' is beyond its limits [{lim.lower:g}, {lim.upper:g}] "
-                f'({got}): clamped (reported once per joint; set ignore_limits '
-                'to publish values as given)')
+        with self._input.lock:
+            self._input.publish_defaults(loaded, self._cfg['ignore_limits'])
 
     # -- callbacks ---------------------------------------------------------------------
-
-    def _on_joint_state_raw(self, data: bytes) -> None:
-        """The joint_states subscription's callback: a serialised JointState.
-
-        ``loaded`` and ``cfg`` are read once, so one message sees one model
-        and one configuration even if a parameter change swaps them meanwhile.
-        A message that cannot be read (or fails in any way) is dropped and
-        reported (see guards); the node keeps its state.
-        """
-        loaded = self._loaded
-        if loaded is None:
-            return
-        cfg = self._cfg
-        now_ns = self._now_ns()
-        try:
-            names, positions, sec, nanosec = self._joint_state_reader.read(data)
-            if not cfg['publish_default_positions']:
-                payload = loaded.fast.update(names, positions, sec * _NS + nanosec, now_ns,
-                                             sec, nanosec, cfg['ignore_limits'])
-                if payload is not None:  # handled (b'': rate-limited)
-                    if payload:
-                        self._tf_pub.publish(payload)
-                        self._last_tf_ns = now_ns
-                        self._health.tf_published += 1
-                    return
-            self._on_joint_state_fields(loaded, cfg, names, positions, sec, nanosec, now_ns)
-        except MalformedJointState as err:
-            self._guard.report(self._joint_states_topic, err.reason, str(err))
-        except Exception as err:  # noqa: BLE001 - no message may end the node
-            self._guard.report(self._joint_states_topic, INTERNAL_ERROR,
-                               f'{type(err).__name__}: {err}')
-
-    def _on_joint_state_fields(self, loaded: Loaded, cfg: Mapping[str, Any], names, positions,
-                               sec: int, nanosec: int, now_ns: int) -> None:
-        """The general path of a JointState (the raw callback tries the fast path first)."""
-        update = loaded.merger.update(names, positions, sec * _NS + nanosec, now_ns,
-                                      cfg['publish_default_positions'])
-        for warning in update.warnings:
-            self.get_logger().warning(warning)
-        if update.error:
-            self._guard.report(self._joint_states_topic, update.reason, update.error)
-        if update.ignored:
-            self._health.messages_with_unknown_names += 1
-            self._guard.log(self._joint_states_topic, 'unknown names', update.ignored, now_ns)
-        self._health.non_finite_values += update.non_finite
-        if update.publish and update.joints:
-            self._publish_moving(loaded, update.joints, sec, nanosec, now_ns,
-                                 cfg['ignore_limits'])
-
-    def _now_ns(self) -> int:
-        """The node clock now, in ns (``get_clock().now()`` without building a Time)."""
-        return self._clock_handle.get_now().nanoseconds
 
     def _update_defaults_timer(self) -> None:
         """The re-send timer exists only while publish_default_positions holds.
@@ -317,7 +237,7 @@ class UrdfStateNode(Node):
         loaded = self._loaded
         if loaded is None or not self._cfg['publish_default_positions']:
             return
-        if self._now_ns() - self._last_tf_ns >= _DEFAULTS_PERIOD_S * _NS:
+        if self._input.now_ns() - self._input.last_tf_ns >= _DEFAULTS_PERIOD_S * _NS:
             self._publish_defaults(loaded)
 
     def _on_description_raw(self, data: bytes) -> None:
@@ -404,7 +324,12 @@ class UrdfStateNode(Node):
                 except DescriptionError as err:
                     raise _Rejected(self._loader.rejected(
                         'a parameter change', err, keeping=self._loaded is not None)) from None
-        # Everything validated: apply.
+        with self._input.lock:  # everything validated: apply, between two JointStates
+            self._commit(cfg, changed, source, new_loaded)
+
+    def _commit(self, cfg: dict[str, Any], changed: set[str], source: Source | None,
+                new_loaded: Loaded | None) -> None:
+        """Apply a validated batch of parameters (under the JointState lock)."""
         self._cfg = cfg
         self._source = source
         if 'publish_default_positions' in changed:

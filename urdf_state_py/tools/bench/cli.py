@@ -9,7 +9,13 @@ Sections:
   through its real entry point with rclpy's default executor and EventsExecutor
   (``--executors``), plus the no-FK floor;
 - ``mem``: the node's RSS after loading and after a minute (``--quick``: 10 s)
-  of JointState at 1 kHz.
+  of JointState at 1 kHz;
+- ``user``: :mod:`urdf_state_py.tools.bench.user_run`, what a user pays: the
+  node process's whole CPU per /tf message over long windows, fresh processes
+  per run, medians of runs (issue 10's independent protocol), at 1 kHz and
+  flat out. E.g. ``./dev.sh bench --only user --robots talos h1_2``;
+- ``flood``: :mod:`urdf_state_py.tools.bench.flood`, several publishers as fast
+  as they can for 20 s: parameter answer times, /tf out, RSS, recovery.
 
 Progress goes to stderr, tables to stdout, everything to
 ``.bench/results-<date>.json``; child-process logs to ``.bench/logs-<date>/``.
@@ -28,9 +34,11 @@ from . import trees
 from .common import header_line, log, loopback_env, machine_info, table
 
 FULL = dict(fk_trials=7, fk_trial_s=0.05, e2e_trials=3, e2e_duration=1.5, mem_seconds=60.0,
-            rates=[100, 250, 500, 1000, 2000, 4000, 0], executors=['single', 'events'])
+            rates=[100, 250, 500, 1000, 2000, 4000, 0], executors=['single', 'events'],
+            user_runs=3, user_seconds=12.0, flood_seconds=20.0)
 QUICK = dict(fk_trials=3, fk_trial_s=0.03, e2e_trials=2, e2e_duration=0.75, mem_seconds=10.0,
-             rates=[100, 1000, 4000, 0], executors=['single', 'events'])
+             rates=[100, 1000, 4000, 0], executors=['single', 'events'],
+             user_runs=1, user_seconds=3.0, flood_seconds=5.0)
 
 TARGETS = {
     'talos_cpu_default': 250.0,   # µs per update, default executor (SingleThreadedExecutor)
@@ -50,7 +58,7 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(prog='python -m urdf_state_py.tools.bench', description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--quick', action='store_true', help='shorter run (< 2 min)')
-    ap.add_argument('--only', action='append', choices=('fk', 'e2e', 'mem'),
+    ap.add_argument('--only', action='append', choices=('fk', 'e2e', 'mem', 'user', 'flood'),
                     help='run only this section (repeatable)')
     ap.add_argument('--robots', nargs='+', metavar='ROBOT',
                     help='robots for every selected section: talos, h1_2, panda, anymal, romeo, '
@@ -61,10 +69,20 @@ def parse_args(argv):
     ap.add_argument('--duration', type=float, help='seconds per e2e trial')
     ap.add_argument('--mem-seconds', type=float, help='length of the memory window')
     ap.add_argument('--rates', type=float, nargs='+', help='e2e input rates, Hz (0 = max)')
-    ap.add_argument('--executors', nargs='+', choices=('auto', 'single', 'events'),
+    ap.add_argument('--executors', nargs='+', choices=('auto', 'single', 'events', 'floor'),
                     help="node executors for e2e, set through URDF_STATE_EXECUTOR (auto: what "
-                         "the node picks itself; default: single events)")
+                         "the node picks itself; default: single events; user: auto single "
+                         "floor, floor = the I/O floor, see user_run)")
     ap.add_argument('--no-floor', action='store_true', help='skip the no-FK floor')
+    ap.add_argument('--user-runs', type=int, help='runs per user measurement (default 3)')
+    ap.add_argument('--flood-seconds', type=float, help='length of the flood (default 20 s)')
+    ap.add_argument('--flood-publishers', type=int, default=3, help='flooding processes')
+    ap.add_argument('--flood-rate', type=float, default=24000.0,
+                    help='JointStates per second of all flooding processes (0: flat out)')
+    ap.add_argument('--user-seconds', type=float,
+                    help='measured window of a user run, after a 1 s warm-up (default 12 s)')
+    ap.add_argument('--user-rates', type=float, nargs='+', default=[1000.0, 0.0],
+                    help='input rates of the user runs, Hz (0 = as fast as the driver can)')
     ap.add_argument('--profile', type=float, nargs='?', const=5.0, default=0.0, metavar='S',
                     help='cProfile the node (first e2e robot) for S s at 1 kHz input')
     ap.add_argument('--profile-executor', choices=('auto', 'single', 'events'), default='single',
@@ -105,6 +123,21 @@ def targets(results: dict) -> list[list]:
         rows.append([f'TALOS node CPU per update, {label}, {TARGET_RATE:g} Hz in',
                      f'<= {TARGETS[key]:g} µs', '-' if value is None else f'{value:.0f} µs',
                      _verdict(value, TARGETS[key])])
+    user = results.get('user', {}).get('results', [])
+
+    def user_cpu(robot, executor):
+        return next((r['cpu_us'] for r in user if r['robot'] == robot and
+                     r['executor'] == executor and r['rate'] == TARGET_RATE), None)
+
+    for executor, limit in (('auto', 100.0), ('single', 200.0)):
+        value = user_cpu('talos', executor)
+        if value is not None:
+            rows.append([f'TALOS node process CPU per update, user protocol, {executor}',
+                         f'<= {limit:g} µs', f'{value:.0f} µs', _verdict(value, limit)])
+        talos, h1_2 = value, user_cpu('h1_2', executor)
+        if talos and h1_2:
+            rows.append([f'H1_2 / TALOS per update, user protocol, {executor}', '<= 1.2x',
+                         f'{h1_2 / talos:.2f}x', _verdict(h1_2 / talos, 1.2)])
     fk = next((r for r in results.get('fk', {}).get('robots', []) if r['robot'] == 'talos'), None)
     value = fk.get('hot_ratio') if fk else None
     rows.append(['TALOS FK (resolve + moving_transforms) vs pin fk+frames',
@@ -137,7 +170,10 @@ def main(argv=None) -> int:
         cfg['rates'] = args.rates
     if args.executors:
         cfg['executors'] = list(args.executors)
-    sections = args.only or ['fk', 'e2e', 'mem']
+    for key in ('user_runs', 'user_seconds', 'flood_seconds'):
+        if getattr(args, key) is not None:
+            cfg[key] = getattr(args, key)
+    sections = args.only or ['fk', 'user', 'flood', 'e2e', 'mem']
     corpus = trees.robots_dir(args.robots_dir)
     started = time.monotonic()
     stamp = _dt.datetime.now().strftime('%Y%m%d-%H%M%S')
@@ -226,6 +262,25 @@ def main(argv=None) -> int:
             e2e.print_mem(mem_sessions, cfg['mem_seconds'])
             results['mem'] = {'sessions': [s for s in mem_sessions if s not in sessions]}
             results['mem']['robots'] = [s['robot'] for s in mem_sessions]
+
+    if 'user' in sections:
+        from . import user_run
+        load_before = open('/proc/loadavg', encoding='ascii').read().strip()
+        executors = args.executors or ['auto', 'single', 'floor']
+        user = user_run.run(robots_for(trees.E2E_DEFAULT), executors, args.user_rates,
+                            cfg['user_runs'], cfg['user_seconds'], 1.0, env, log_dir)
+        loads = (load_before, open('/proc/loadavg', encoding='ascii').read().strip())
+        user_run.print_table(user, cfg['user_runs'], cfg['user_seconds'], 1.0, loads)
+        results['user'] = {'results': user, 'loadavg': loads}
+
+    if 'flood' in sections:
+        from . import flood
+        kinds = [e for e in args.executors or ['auto', 'single'] if e != 'floor']
+        floods = flood.run(robots_for(('talos',)), kinds, env,
+                           log_dir, cfg['flood_seconds'], args.flood_publishers,
+                           args.flood_rate)
+        flood.print_table(floods)
+        results['flood'] = floods
 
     rows = targets(results)
     table(['target', 'limit', 'measured', 'verdict'], rows, title='\n== Targets ==')

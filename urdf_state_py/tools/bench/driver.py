@@ -4,6 +4,7 @@ Run as ``python -m urdf_state_py.tools.bench.driver SPEC.json`` with a loopback
 environment. ``SPEC.json``::
 
     {"mode": "js", "topic": "joint_states", "names": [...], "lower": [...], "upper": [...]}
+    (+ "raw": true: one pre-serialised message, only its stamp changes -- floods)
     {"mode": "tf", "topic": "/tf", "parents": [...], "children": [...]}
 
 Protocol: JSON lines. Commands on stdin:
@@ -70,6 +71,22 @@ class JointStateSource:
         st = self.msg.header.stamp
         st.sec, st.nanosec = divmod(stamp_ns, 1_000_000_000)
         return self.msg
+
+
+class RawJointStateSource:
+    """One JointState serialised once; per message only its stamp is patched (floods:
+    the cheapest publisher, so that a few processes reach tens of thousands per second)."""
+
+    def __init__(self, spec: dict, seed: int = 7):
+        from rclpy.serialization import serialize_message
+        import struct
+        msg = JointStateSource(spec, seed).next(0)
+        self.template = bytearray(serialize_message(msg))
+        self.pack = struct.Struct('<iI').pack_into  # header.stamp right after the CDR header
+
+    def next(self, stamp_ns: int):
+        self.pack(self.template, 4, *divmod(stamp_ns, 1_000_000_000))
+        return bytes(self.template)
 
 
 class RawTfSource:
@@ -189,7 +206,7 @@ def main(argv=None) -> int:
     node = rclpy.create_node(f'bench_driver_{spec["mode"]}')
     if spec['mode'] == 'js':
         from sensor_msgs.msg import JointState
-        source = JointStateSource(spec)
+        source = RawJointStateSource(spec) if spec.get('raw') else JointStateSource(spec)
         msg_type = JointState
     else:
         from tf2_msgs.msg import TFMessage

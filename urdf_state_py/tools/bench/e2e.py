@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from .common import log, median, table
-from .procs import Proc, ProcError, start_driver, start_node, start_sink
+from .procs import Proc, ProcError, start_driver, start_node, start_sink, stop_chain
 
 MAX = 0  # "as fast as it can"
 
@@ -250,11 +250,8 @@ def run_node_session(robot, executor: str, rates: list[float], trials: int, dura
             res['rss_max'] = max(r for _, r in samples)
             res['mem_window'] = m
     finally:
-        for p in (driver, sink):
-            if p is not None:
-                p.stop()
+        stop_chain(node, driver, sink)
         if node is not None:
-            node.stop(quit_cmd=False)
             res['node_log_tail'] = node.tail(5)
     return res
 
@@ -295,7 +292,7 @@ def run_cprofile(robot, seconds: float, env: dict, log_dir: Path, top: int = 14,
                      ct / updates * 1e6, 100.0 * tt / total if total else None))
     wanted = {'_wait_for_ready_callbacks': 'executor wait-set + wait',
               'take_message': 'take_message (deserialise)',
-              '_on_joint_state_raw': 'node callback', 'publish_raw': 'publish_raw',
+              'on_raw': 'node callback', 'publish_raw': 'publish_raw',
               'publish': 'Publisher.publish'}
     parts = {}
     for (filename, _line, func), (_cc, _nc, _tt, ct, _callers) in stats.stats.items():

@@ -133,6 +133,15 @@ class Proc:
         self._log.close()
 
 
+def stop_chain(node: Proc | None, *others: Proc | None) -> None:
+    """Stop the helper processes (quit command), then the node (SIGINT, as Ctrl-C)."""
+    for proc in others:
+        if proc is not None:
+            proc.stop()
+    if node is not None:
+        node.stop(quit_cmd=False)
+
+
 def _schedstat_s(pid: int) -> float | None:
     try:
         tasks = os.listdir(f'/proc/{pid}/task')
@@ -164,10 +173,12 @@ def params_yaml(params: dict) -> str:
 EXECUTORS = {'auto': None, 'single': 'single', 'events': 'events'}
 
 
-def start_node(urdf: str, executor: str, env: dict, log_dir: Path, tag: str) -> Proc:
-    """The project's node through its real entry point, ``python -m urdf_state_py.node``,
-    with ``URDF_STATE_EXECUTOR`` set from ``executor`` (see :data:`EXECUTORS`); under
-    cProfile (:mod:`urdf_state_py.tools.bench.node_runner`) when the environment asks for it."""
+def start_node(urdf: str, executor: str, env: dict, log_dir: Path, tag: str,
+               command: list[str] | None = None) -> Proc:
+    """The project's node through its real entry point, ``python -m urdf_state_py.node``
+    (or ``command``, e.g. the script ``ros2 run`` runs), with ``URDF_STATE_EXECUTOR``
+    set from ``executor`` (see :data:`EXECUTORS`); under cProfile
+    (:mod:`urdf_state_py.tools.bench.node_runner`) when the environment asks for it."""
     params = {'robot_description': urdf, 'publish_frequency': 0.0, 'ignore_timestamp': True}
     fd, path = tempfile.mkstemp(prefix=f'bench_params_{tag}_', suffix='.yaml', dir=log_dir)
     with os.fdopen(fd, 'w', encoding='utf-8') as f:
@@ -178,7 +189,9 @@ def start_node(urdf: str, executor: str, env: dict, log_dir: Path, tag: str) -> 
         env['URDF_STATE_EXECUTOR'] = EXECUTORS[executor]
     module = ('urdf_state_py.tools.bench.node_runner' if env.get('URDF_STATE_BENCH_CPROFILE')
               else 'urdf_state_py.node')
-    args = [sys.executable, '-m', module, '--ros-args', '--params-file', path]
+    if command is None or env.get('URDF_STATE_BENCH_CPROFILE'):
+        command = [sys.executable, '-m', module]
+    args = list(command) + ['--ros-args', '--params-file', path]
     return Proc(f'node_{tag}', args, env, log_dir, stdin=False)
 
 

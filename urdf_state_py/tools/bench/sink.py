@@ -11,6 +11,8 @@ JSON-lines protocol, commands on stdin:
 
 - ``{"cmd": "report", "since_ns": a, "until_ns": b}``: statistics of the
   messages whose stamp lies in [a, b], then forget everything received so far;
+  with ``"window_ns": [c, d]`` also ``window_received`` (messages stamped in
+  [c, d]) and the latency percentiles over that window only;
 - ``{"cmd": "count"}``: messages received since the last report;
 - ``{"cmd": "quit"}``.
 
@@ -51,8 +53,9 @@ class Recorder:
         return items
 
 
-def _stats(items, since_ns: int | None, until_ns: int | None) -> dict:
+def _stats(items, since_ns: int | None, until_ns: int | None, window_ns=None) -> dict:
     lat = []
+    window = []
     stamps = set()
     n_tf = {}
     outside = 0
@@ -68,7 +71,12 @@ def _stats(items, since_ns: int | None, until_ns: int | None) -> dict:
             continue
         stamps.add(stamp)
         lat.append(recv - stamp)
+        if window_ns is not None and window_ns[0] <= stamp <= window_ns[1]:
+            window.append(recv - stamp)
         n_tf[n] = n_tf.get(n, 0) + 1
+    received = len(lat)
+    if window_ns is not None:
+        lat = window
     lat.sort()
 
     def pct(p):
@@ -77,7 +85,8 @@ def _stats(items, since_ns: int | None, until_ns: int | None) -> dict:
         k = max(0, min(len(lat) - 1, int(round(p / 100.0 * len(lat) + 0.5)) - 1))
         return lat[k] / 1e3  # µs
 
-    return {'received': len(lat), 'unique_stamps': len(stamps), 'outside': outside,
+    return {'received': received, 'unique_stamps': len(stamps), 'outside': outside,
+            'window_received': len(window) if window_ns is not None else None,
             'lat_p50_us': pct(50), 'lat_p99_us': pct(99), 'lat_max_us': pct(100),
             'n_tf': max(n_tf, key=n_tf.get) if n_tf else None}
 
@@ -116,7 +125,8 @@ def main(argv=None) -> int:
                 elif what == 'report':
                     items = rec.take()
                     emit(event='report', total=len(items),
-                         **_stats(items, cmd.get('since_ns'), cmd.get('until_ns')))
+                         **_stats(items, cmd.get('since_ns'), cmd.get('until_ns'),
+                                  cmd.get('window_ns')))
         finally:
             stop.set()
             # wake the executor

@@ -1,0 +1,210 @@
+"""joint_states served by the hot path's own thread: the general path's bytes, atomic swaps.
+
+The /tf side records raw CDR bytes (no deserialisation, so a 1 kHz stream stays
+cheap in this process) and every expectation is the general path computed
+here: JointStateMerger -> Kinematics.resolve -> MovingTransforms.payload_at.
+"""
+from __future__ import annotations
+
+import struct
+import threading
+import time
+import uuid
+
+import numpy as np
+import pytest
+
+from robot_files import H1_2, corpus_file  # noqa: E402
+from test_node_harness import NS, NodeUnderTest, Probe, _Spinner, wait_until  # noqa: E402
+from test_node_joint_states import MULTI_DOF, TOY  # noqa: E402
+
+from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
+from rclpy.serialization import serialize_message  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from tf2_msgs.msg import TFMessage  # noqa: E402
+
+from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
+from urdf_state_py.core.parsers import load_model  # noqa: E402
+from urdf_state_py.node.joint_states import JointStateMerger  # noqa: E402
+from urdf_state_py.node.tf_publishing import MovingTransforms  # noqa: E402
+
+_FIRST_STAMP = struct.Struct('<ii')  # after the CDR header and the sequence length
+
+
+class RawSide:
+    """The test side: a raw /tf recorder, a JointState publisher, a parameter client."""
+
+    set_parameters = Probe.set_parameters
+
+    def __init__(self) -> None:
+        import rclpy
+        self.spinner = _Spinner()
+        self.node = rclpy.create_node('raw_side_' + uuid.uuid4().hex[:8],
+                                      context=self.spinner.context)
+        self._param_clients = {}
+        self.lock = threading.Lock()
+        self.tf: dict[int, list[bytes]] = {}   # first stamp (ns) -> payloads
+        self.node.create_subscription(TFMessage, '/tf', self._on_tf,
+                                      QoSProfile(depth=1000,
+                                                 reliability=ReliabilityPolicy.RELIABLE),
+                                      raw=True)
+        self.spinner.start(self.node)
+
+    def _on_tf(self, data: bytes) -> None:
+        sec, nanosec = _FIRST_STAMP.unpack_from(data, 8)
+        with self.lock:
+            self.tf.setdefault(sec * NS + nanosec, []).append(bytes(data))
+
+    def received(self) -> dict[int, list[bytes]]:
+        with self.lock:
+            return {k: list(v) for k, v in self.tf.items()}
+
+    def close(self) -> None:
+        self.spinner.stop(self.node)
+
+
+def joint_state_bytes(names, values, stamp_ns: int) -> bytes:
+    msg = JointState()
+    msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp_ns, NS)
+    msg.name = list(names)
+    msg.position = [float(v) for v in values]
+    return serialize_message(msg)
+
+
+class GeneralPath:
+    """The node's general path for one model, as the reference."""
+
+    def __init__(self, description: str, prefix: str = '') -> None:
+        self.model = load_model(description)
+        self.kin = Kinematics(self.model)
+        self.merger = JointStateMerger(self.model, self.kin.variable_index,
+                                       self.kin.default_positions(), frequency=0.0,
+                                       ignore_timestamp=True)
+        self.moving = MovingTransforms(self.kin, prefix)
+
+    def payload(self, names, values, stamp_ns: int) -> bytes:
+        update = self.merger.update(names, np.asarray(values, dtype=float), stamp_ns, None)
+        assert update.publish
+        q_eff, _ = self.kin.resolve(self.merger.q)
+        data = self.moving.payload_at(update.joints, q_eff, *divmod(stamp_ns, NS))
+        return data if isinstance(data, bytes) else serialize_message(data)
+
+
+def driven_variables(model) -> list[str]:
+    return [v for j in model.joints if j.is_movable and not j.is_mimic for v in j.variable_names]
+
+
+def in_limit_values(model, names, rng, margin=0.0):
+    bounds = model.variable_bounds()
+    lo = np.array([bounds.get(n, (-1.0, 1.0))[0] for n in names])
+    hi = np.array([bounds.get(n, (-1.0, 1.0))[1] for n in names])
+    lo, hi = np.where(np.isfinite(lo), lo, -3.0), np.where(np.isfinite(hi), hi, 3.0)
+    return rng.uniform(lo - margin, hi + margin)
+
+
+@pytest.fixture(scope='module')
+def side():
+    s = RawSide()
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize('robot', ['talos', 'h1_2', 'multi_dof'])
+def test_hot_path_tf_equals_the_general_path_byte_for_byte(side, robot):
+    if robot == 'talos':   # skips with the corpus' reason when it is absent
+        description = corpus_file(
+            'example_robot_data/talos_data/robots/talos_full_v2.urdf').read_text()
+    elif robot == 'h1_2':
+        description = H1_2.read_text()
+    else:
+        description = MULTI_DOF
+    node = NodeUnderTest(f'urdf_state_hot_{robot}', {
+        'robot_description': description, 'publish_frequency': 0.0, 'ignore_timestamp': True},
+        namespace=f'/hot_{robot}')
+    try:
+        assert node.node._input.hot_path is not None and node.node._input.hot_path.running
+        pub = side.node.create_publisher(JointState, f'/hot_{robot}/joint_states', 100)
+        wait_until(lambda: pub.get_subscription_count() > 0, what='the node subscribing')
+        reference = GeneralPath(description)
+        names = driven_variables(reference.model)
+        rng = np.random.default_rng(10)
+        stamp = time.time_ns()
+        for k in range(40):
+            # in limits mostly (the fast path's case, H1_2's thumbs clamping), some beyond
+            values = in_limit_values(reference.model, names, rng, margin=0.3 if k % 7 == 3 else 0)
+            stamp += 1_000_000
+            expected = reference.payload(names, values, stamp)
+            # best effort (and /tf discovery): re-send the same message until its /tf arrives
+            deadline = time.monotonic() + 15.0
+            while stamp not in side.received():
+                assert time.monotonic() < deadline, f'no /tf for message {k}'
+                pub.publish(joint_state_bytes(names, values, stamp))
+                retry = time.monotonic() + 0.2
+                while stamp not in side.received() and time.monotonic() < retry:
+                    time.sleep(0.002)
+            got = side.received()[stamp]
+            assert got[0] == expected, f'message {k}: /tf bytes differ from the general path'
+        side.node.destroy_publisher(pub)
+    finally:
+        node.close()
+
+
+def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side):
+    model_a = TOY
+    model_b = TOY.replace('name="toy"', 'name="toy_b"').replace(
+        '<origin xyz="1 0 0"/>', '<origin xyz="1.5 0 0.25"/>').replace(
+        '<origin xyz="0 1 0"/>', '<origin xyz="0 1.25 0"/>').replace(
+        '<origin xyz="0 0 1"/>', '<origin xyz="0.5 0 1"/>')
+    node = NodeUnderTest('urdf_state_swap', {
+        'robot_description': model_a, 'publish_frequency': 0.0, 'ignore_timestamp': True},
+        namespace='/swap')
+    stop = threading.Event()
+    sent: dict[int, np.ndarray] = {}
+    names = ['a', 'b']
+    try:
+        pub = side.node.create_publisher(JointState, '/swap/joint_states', 100)
+        wait_until(lambda: pub.get_subscription_count() > 0, what='the node subscribing')
+        refs = {'a': GeneralPath(model_a), 'b': GeneralPath(model_b)}
+        rng = np.random.default_rng(4)
+        messages = []
+        for k in range(30000):
+            values = np.array([rng.uniform(-1, 1), rng.uniform(0, 2)])
+            messages.append(values)
+
+        def stream():
+            k, t0 = 0, time.perf_counter()
+            while not stop.is_set() and k < len(messages):
+                slack = t0 + k * 1e-3 - time.perf_counter()
+                if slack > 0:
+                    time.sleep(slack)
+                stamp = time.time_ns()
+                sent[stamp] = messages[k]
+                pub.publish(joint_state_bytes(names, messages[k], stamp))
+                k += 1
+
+        thread = threading.Thread(target=stream, daemon=True)
+        thread.start()
+        for k in range(8):
+            results = side.set_parameters(node.name,
+                                          robot_description=model_b if k % 2 == 0 else model_a)
+            assert all(r.successful for r in results)
+            n = len(side.received())
+            wait_until(lambda: len(side.received()) > n + 20, what='/tf after a swap')
+        stop.set()
+        thread.join(10.0)
+        wait_until(lambda: len(side.received()) >= 100, what='/tf messages')
+        seen = {'a': 0, 'b': 0}
+        for stamp, payloads in side.received().items():
+            if stamp not in sent:
+                continue
+            values = sent[stamp]
+            for data in payloads:
+                matches = [m for m, ref in refs.items()
+                           if data == ref.payload(names, values, stamp)]
+                assert matches, f'/tf stamped {stamp} matches neither model (mixed?)'
+                seen[matches[0]] += 1
+        assert seen['a'] > 10 and seen['b'] > 10, seen
+        side.node.destroy_publisher(pub)
+    finally:
+        stop.set()
+        node.close()

@@ -1,0 +1,169 @@
+"""joint_states in, /tf out: the node's per-message work, on whichever thread serves it.
+
+:class:`JointStateInput` owns the ``joint_states`` subscription (raw CDR) and
+everything one message goes through: decoding (:mod:`.joint_state_cdr`), the
+fused fast path (:mod:`.fast_path`) or the general path (merge, rate limit,
+limits, clamping warnings), and the /tf publication. The subscription is
+served by :class:`~.hot_path.HotPath`'s thread where rclpy allows it, else by
+the node's executor (Humble, or ``URDF_STATE_HOT_PATH=off``).
+
+Consistency: one message reads the loaded state and the settings once, under
+:attr:`JointStateInput.lock`; the node swaps them (and changes anything the
+loaded state shares, e.g. the rate limit) under the same lock. So a message is
+computed wholly with the old or wholly with the new model and settings, never
+half of each, whichever thread serves it.
+
+Hostile input: a message that cannot be read (:class:`MalformedJointState`), is
+rejected by the merger, or fails in any other way is dropped and reported
+through the node's :class:`~.guards.CallbackGuard` (throttled warning, counted
+by reason on /diagnostics); the reader refuses a name list longer than the
+loaded model accepts before decoding it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from rclpy.qos import qos_profile_sensor_data
+from rclpy.qos_overriding_options import QoSOverridingOptions
+from sensor_msgs.msg import JointState
+
+from .guards import INTERNAL_ERROR, CallbackGuard
+from .health import Health
+from .hot_path import HotPath, MessageErrors, hot_path_requested
+from .joint_state_cdr import JointStateReader, MalformedJointState
+
+__all__ = ['JointStateInput']
+
+_NS = 1_000_000_000
+
+
+class JointStateInput:
+    """The joint_states subscription and its path to /tf (see the module docstring).
+
+    ``current()`` returns the node's ``(loaded, cfg)``: the loaded state
+    (None while waiting for a description) and the parameter values; ``guard``
+    reports dropped messages, ``health`` counts what /diagnostics shows.
+    """
+
+    def __init__(self, node, tf_publisher, current: Callable[[], tuple[Any, Mapping[str, Any]]],
+                 guard: CallbackGuard, health: Health, *, hot_path: bool | None = None) -> None:
+        self._node = node
+        self._tf_pub = tf_publisher
+        self._current = current
+        self._guard = guard
+        self._health = health
+        self._clock_handle = node.get_clock().handle   # rcl clock: get_now() in every release
+        self._reader = JointStateReader()
+        #: Held while a message is handled and while the node changes the state it reads.
+        self.lock = threading.RLock()
+        #: Node clock (ns) of the last /tf publication (the defaults timer reads it).
+        self.last_tf_ns = 0
+        #: Messages whose handling raised (skipped, logged throttled).
+        self.errors = MessageErrors(node.get_logger())
+        handler = self.errors.guarded(self.on_raw)
+        self.subscription = node.create_subscription(
+            JointState, 'joint_states', handler, qos_profile_sensor_data,
+            qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
+        self._topic = self.subscription.topic_name
+        self.hot_path: HotPath | None = None
+        if hot_path_requested(hot_path):
+            self.hot_path = HotPath.attach(node, self.subscription, self.on_raw, self.errors)
+
+    def start(self) -> None:
+        """Start serving (the hot path's thread; the executor path needs nothing)."""
+        if self.hot_path is not None:
+            self.hot_path.start()
+
+    def stop(self) -> None:
+        """Stop the hot path's thread (before the node is destroyed)."""
+        if self.hot_path is not None:
+            self.hot_path.stop()
+
+    def now_ns(self) -> int:
+        """The node clock now, in ns (``get_clock().now()`` without building a Time)."""
+        return self._clock_handle.get_now().nanoseconds
+
+    # -- per message --------------------------------------------------------------
+
+    def on_raw(self, data: bytes) -> None:
+        """One serialised JointState, from the hot path's thread or the executor."""
+        with self.lock:
+            loaded, cfg = self._current()
+            if loaded is None:
+                return
+            now_ns = self.now_ns()
+            try:
+                self._reader.max_names = loaded.merger.max_names
+                names, positions, sec, nanosec = self._reader.read(data)
+                if not cfg['publish_default_positions']:
+                    payload = loaded.fast.update(names, positions, sec * _NS + nanosec, now_ns,
+                                                 sec, nanosec, cfg['ignore_limits'])
+                    if payload is not None:  # handled (b'': rate-limited)
+                        if payload:
+                            self._tf_pub.publish(payload)
+                            self.last_tf_ns = now_ns
+                            self._health.tf_published += 1
+                        return
+                self._on_fields(loaded, cfg, names, positions, sec, nanosec, now_ns)
+            except MalformedJointState as err:
+                self._guard.report(self._topic, err.reason, str(err))
+            except Exception as err:  # noqa: BLE001 - no message may end the node
+                self._guard.report(self._topic, INTERNAL_ERROR, f'{type(err).__name__}: {err}')
+
+    def _on_fields(self, loaded, cfg: Mapping[str, Any], names, positions, sec: int,
+                   nanosec: int, now_ns: int) -> None:
+        """The general path of a JointState (:meth:`on_raw` tries the fast path first)."""
+        update = loaded.merger.update(names, positions, sec * _NS + nanosec, now_ns,
+                                      cfg['publish_default_positions'])
+        for warning in update.warnings:
+            self._node.get_logger().warning(warning)
+        if update.error:
+            self._guard.report(self._topic, update.reason, update.error)
+        if update.ignored:
+            self._health.messages_with_unknown_names += 1
+            self._guard.log(self._topic, 'unknown names', update.ignored, now_ns)
+        self._health.non_finite_values += update.non_finite
+        if update.publish and update.joints:
+            self.publish_moving(loaded, update.joints, sec, nanosec, now_ns,
+                                cfg['ignore_limits'])
+
+    # -- publishing (also the node's, under the lock) ------------------------------
+
+    def publish_moving(self, loaded, joints: tuple[str, ...], sec: int, nanosec: int,
+                       now_ns: int, ignore_limits: bool) -> None:
+        """Publish ``joints`` stamped ``sec``/``nanosec``; ``now_ns``: the node clock now."""
+        q_eff, clamped = loaded.kinematics.resolve(loaded.merger.q, ignore_limits)
+        fresh = loaded.fast.resolved(clamped, ignore_limits)
+        if len(clamped):
+            self._health.clamp(clamped, now_ns)
+        if fresh:
+            self._warn_clamped(loaded, fresh)
+        self._tf_pub.publish(loaded.moving.payload_at(joints, q_eff, sec, nanosec))
+        self.last_tf_ns = now_ns
+        self._health.tf_published += 1
+
+    def publish_defaults(self, loaded, ignore_limits: bool) -> None:
+        """Publish the joints that never received a state, at their defaults, stamped now."""
+        pending = loaded.merger.pending_joints()
+        if pending:
+            now_ns = self.now_ns()
+            self.publish_moving(loaded, pending, now_ns // _NS, now_ns % _NS, now_ns,
+                                ignore_limits)
+
+    def _warn_clamped(self, loaded, names: list[str]) -> None:
+        """Warn about joints clamped for the first time (see FastPath.resolved)."""
+        for name in names:
+            joint = loaded.model.joint_map[name]
+            lim = joint.limits
+            if joint.is_mimic:
+                got = f"as mimic of '{joint.mimic.joint}'"
+            else:
+                index = loaded.kinematics.variable_index[joint.variable_names[0]]
+                got = f'got {loaded.merger.q[index]:g}'
+            self._node.get_logger().warning(
+                f"Joint '{name}' is beyond its limits [{lim.lower:g}, {lim.upper:g}] "
+                f'({got}): clamped (reported once per joint; set ignore_limits '
+                'to publish values as given)')

@@ -1,0 +1,73 @@
+"""The I/O floor of the node: the same JointState -> /tf loop with no work in between.
+
+``python -m urdf_state_py.tools.bench.floor_node SPEC.json --ros-args ...``
+(SPEC: the ``tf`` spec of :func:`urdf_state_py.tools.bench.e2e.model_spec`).
+
+It subscribes to ``joint_states`` (raw, sensor-data QoS, as the node) and serves
+it with the node's own :class:`~urdf_state_py.node.hot_path.HotPath` thread;
+each message only has its stamp copied into a pre-serialised TFMessage of the
+robot's size, which is published on ``/tf`` (reliable, depth 100, as the
+node). Measured with the user protocol, node CPU per update minus this floor
+is what decoding, the fast path and the model cost: everything else is rclpy,
+Fast DDS and the wake-ups, which no Python node can avoid.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import sys
+
+from .driver import RawTfSource
+
+
+def _floor_node(spec: dict):
+    """The floor as an rclpy Node (imports deferred: rclpy must be initialised first)."""
+    from rclpy.node import Node
+    from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+    from sensor_msgs.msg import JointState
+    from tf2_msgs.msg import TFMessage
+    from urdf_state_py.node.hot_path import HotPath, MessageErrors
+
+    class FloorNode(Node):
+        def __init__(self) -> None:
+            super().__init__('urdf_state_floor')
+            tf = RawTfSource(spec)
+            publisher = self.create_publisher(TFMessage, '/tf', QoSProfile(
+                depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                history=HistoryPolicy.KEEP_LAST))
+            stamp = struct.Struct('<iI')
+            template = bytearray(tf.template)
+
+            def republish(data: bytes) -> None:
+                sec, nanosec = stamp.unpack_from(data, 4)
+                for at in tf.offsets:
+                    stamp.pack_into(template, at, sec, nanosec)
+                publisher.publish(bytes(template))
+
+            subscription = self.create_subscription(JointState, 'joint_states', republish,
+                                                    qos_profile_sensor_data, raw=True)
+            self._hot = HotPath.attach(self, subscription, republish,
+                                       MessageErrors(self.get_logger()))
+            if self._hot is None:
+                raise RuntimeError('no hot path with this rclpy: no floor to measure')
+            self._hot.start()
+
+        def destroy_node(self) -> None:
+            self._hot.stop()
+            super().destroy_node()
+
+    return FloorNode()
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    with open(argv[0], encoding='utf-8') as f:
+        spec = json.load(f)
+    from urdf_state_py.node.spin import spin_until_shutdown
+    spin_until_shutdown(lambda: _floor_node(spec), args=argv[1:])
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""End to end as a user measures it: what the node costs while it runs, whole process.
+
+The protocol of the independent measurement in issue 10, for each run:
+
+* the node started as ``ros2 run urdf_state_py urdf_state`` starts it (the
+  ament_python script in ``<prefix>/lib/urdf_state_py/``; ``python -m
+  urdf_state_py.node`` where it is not installed), publish_frequency 0,
+  ignore_timestamp true, ``URDF_STATE_EXECUTOR`` as asked;
+* a separate driver process publishing JointState for every non-mimic movable
+  joint at the given rate (0: as fast as it can), fresh stamps, in-limit values,
+  reliable publisher -> the node's best-effort subscription;
+* a /tf sink that only records receipt time and stamp (raw subscription);
+* a warm-up, then a window of ``duration`` seconds of continuous input: node CPU
+  = utime + stime of the node process from ``/proc/PID/stat`` (every thread,
+  dead ones included) over the window, divided by the /tf messages stamped in
+  it; latency stamp -> receipt over the window; losses = JointStates sent minus
+  distinct stamps received over the whole run.
+
+Executor ``floor``: instead of the node, :mod:`.floor_node` (the same thread
+and topics, a pre-serialised /tf with the stamp copied in, no decoding, no
+FK): the I/O floor no Python node goes below. Each run starts fresh
+processes; results are medians over runs. Why this and
+not short windows: see the README (benchmark, "what a user pays").
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+from .common import log, median, table
+from .e2e import _drain, model_spec, rate_label, warm_up
+from .procs import Proc, ProcError, start_driver, start_node, start_sink, stop_chain
+
+
+def ros2_run_command() -> list[str] | None:
+    """What ``ros2 run urdf_state_py urdf_state`` executes here, or None (not installed)."""
+    for base in {sys.prefix, sysconfig.get_config_var('prefix') or sys.prefix}:
+        script = Path(base) / 'lib' / 'urdf_state_py' / 'urdf_state'
+        if script.is_file():
+            return [sys.executable, str(script)]
+    return None
+
+
+def proc_stat_cpu_s(pid: int) -> float:
+    """utime + stime of a process (all its threads, exited ones too), in seconds."""
+    import os
+    with open(f'/proc/{pid}/stat', encoding='ascii') as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+def start_floor(tf_spec: dict, env: dict, log_dir: Path, tag: str) -> Proc:
+    """:mod:`.floor_node` for the robot of ``tf_spec`` (stopped with SIGINT, as the node)."""
+    path = log_dir / f'floor_{tag}.json'
+    path.write_text(json.dumps(tf_spec), encoding='utf-8')
+    return Proc(f'floor_{tag}', [sys.executable, '-m', 'urdf_state_py.tools.bench.floor_node',
+                                 str(path), '--ros-args', '--disable-rosout-logs'],
+                env, log_dir, stdin=False)
+
+
+def one_run(robot, executor: str, rate: float, duration: float, warmup: float, env: dict,
+            log_dir: Path, tag: str) -> dict:
+    """Fresh node + sink + driver; one warm-up and one measured window."""
+    js_spec, tf_spec = model_spec(robot.urdf)
+    node = sink = driver = None
+    try:
+        if executor == 'floor':
+            node = start_floor(tf_spec, env, log_dir, tag)
+        else:
+            node = start_node(robot.urdf, executor, env, log_dir, tag,
+                              command=ros2_run_command())
+        sink = start_sink(env, log_dir, tag)
+        driver = start_driver(js_spec, env, log_dir, tag)
+        driver.wait_event('ready', 60.0)
+        warm_up(driver, sink)
+        sink.request('report', 10.0, cmd='report')  # forget the discovery bursts
+        driver.send(cmd='run', rate=rate, duration=warmup + duration)
+        time.sleep(warmup)
+        start_ns = time.time_ns()
+        cpu0, live0 = proc_stat_cpu_s(node.pid), node.cpu()
+        done = driver.wait_event('done', warmup + duration + 60.0)
+        cpu1, live1 = proc_stat_cpu_s(node.pid), node.cpu()
+        _drain(sink)
+        rep = sink.request('report', 10.0, cmd='report', since_ns=done['t_first_ns'],
+                           until_ns=done['t_last_ns'], window_ns=[start_ns, done['t_last_ns']])
+        out_n = max(1, rep['window_received'] or 0)
+        window_s = (done['t_last_ns'] - start_ns) / 1e9
+        return {'rate': rate, 'sent': done['sent'], 'received': rep['received'],
+                'lost': done['sent'] - rep['unique_stamps'],
+                'in_hz': done['sent'] / done['elapsed'], 'out_hz': out_n / window_s,
+                'cpu_us': (cpu1 - cpu0) / out_n * 1e6,
+                'cpu_live_threads_us': (live1 - live0) / out_n * 1e6,
+                'cpu_pct': 100.0 * (cpu1 - cpu0) / window_s,
+                'lat_p50_us': rep['lat_p50_us'], 'lat_p99_us': rep['lat_p99_us'],
+                'rss_mb': node.rss() / 2 ** 20}
+    finally:
+        stop_chain(node, driver, sink)
+
+
+def run(robots, executors: list[str], rates: list[float], runs: int, duration: float,
+        warmup: float, env: dict, log_dir: Path) -> list[dict]:
+    """Medians of ``runs`` runs per robot, executor and rate."""
+    results = []
+    for robot in robots:
+        for executor in executors:
+            for rate in rates:
+                trials = []
+                for k in range(runs):
+                    tag = f'user_{robot.name}_{executor}_{rate_label(rate)}_{k}'.replace('~', '')
+                    try:
+                        trials.append(one_run(robot, executor, rate, duration, warmup, env,
+                                              log_dir, tag))
+                    except ProcError as exc:
+                        log(f'user run {tag} failed: {exc}')
+                        continue
+                    t = trials[-1]
+                    log(f'user {robot.name}/{executor} {rate_label(rate)} Hz run {k + 1}: '
+                        f'{t["cpu_us"]:.0f} µs/update, out {t["out_hz"]:.0f} Hz, '
+                        f'lost {t["lost"]}, p50/p99 {t["lat_p50_us"] or 0:.0f}/'
+                        f'{t["lat_p99_us"] or 0:.0f} µs')
+                if not trials:
+                    continue
+                keys = ('cpu_us', 'cpu_live_threads_us', 'cpu_pct', 'in_hz', 'out_hz',
+                        'lat_p50_us', 'lat_p99_us', 'rss_mb')
+                summary = {k: median([t[k] for t in trials]) for k in keys}
+                summary.update(robot=robot.name, executor=executor, rate=rate,
+                               lost=sum(t['lost'] for t in trials),
+                               sent=sum(t['sent'] for t in trials),
+                               cpu_runs=[t['cpu_us'] for t in trials], trials=trials)
+                results.append(summary)
+    return results
+
+
+def print_table(results: list[dict], runs: int, duration: float, warmup: float,
+                loadavg: tuple[str, str] | None = None) -> None:
+    rows = [[r['robot'], r['executor'], rate_label(r['rate']), r['in_hz'], r['out_hz'],
+             r['cpu_us'], ' / '.join(f'{c:.0f}' for c in r['cpu_runs']),
+             r['cpu_live_threads_us'], r['lat_p50_us'], r['lat_p99_us'], r['lost'], r['sent'],
+             r['rss_mb']]
+            for r in results]
+    table(['robot', 'executor', 'rate', 'in Hz', 'out Hz', 'cpu µs/upd', 'runs',
+           'live-thr µs', 'lat p50', 'lat p99', 'lost', 'sent', 'RSS MB'], rows,
+          title=f'\n== What a user pays: node process CPU per /tf message (median of {runs} '
+                f'runs, {duration:g} s after {warmup:g} s warm-up, fresh processes each) ==')
+    print('   cpu µs/upd = utime+stime of the node process (/proc/PID/stat, every thread '
+          'incl. exited ones) / /tf messages in the window;\n   live-thr µs = the same from '
+          'the schedstat of the threads alive at both ends (the old benchmark\'s method); '
+          'latency µs over the window')
+    if loadavg:
+        print(f'   /proc/loadavg before: {loadavg[0]}; after: {loadavg[1]}')
