@@ -1,4 +1,14 @@
-"""The raw JointState reader against rclpy's own deserialisation, value for value."""
+"""The raw JointState reader against rclpy's own deserialisation, value for value.
+
+The fuzz tests feed it malformed payloads made from real serialised messages
+(truncated, random, mutated, absurd counts, bad strings): it must either
+return exactly what rclpy's ``deserialize_message`` returns or raise
+:class:`MalformedJointState` -- never another exception, never a result rclpy
+would not give, never an allocation out of proportion to the payload.
+"""
+import struct
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -7,7 +17,7 @@ pytest.importorskip('rclpy')
 from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
-from urdf_state_py.node.joint_state_cdr import JointStateReader  # noqa: E402
+from urdf_state_py.node.joint_state_cdr import JointStateReader, MalformedJointState  # noqa: E402
 
 ALPHABET = ['a', 'joint', '_', '1', 'é', 'ß', '関節', '🦾', ' ', '/']
 
@@ -66,13 +76,162 @@ def test_repeated_names_hit_the_cache_and_keep_the_tuple():
     assert_same(reader.read(data), deserialize_message(data, JointState))
 
 
-@pytest.mark.parametrize('mangle', ['big endian', 'truncated names', 'truncated positions',
-                                    'huge count', 'empty'])
-def test_what_it_cannot_read_is_left_to_rclpy(mangle):
+def rclpy_decode(data):
+    try:
+        return deserialize_message(data, JointState)
+    except Exception:  # noqa: BLE001 - rclpy's errors (RMWError...) vary by release
+        return None
+
+
+def check_against_rclpy(reader, data) -> bool:
+    """The reader's verdict on ``data`` agrees with rclpy's; True when it accepted."""
+    try:
+        fields = reader.read(data)
+    except MalformedJointState as err:
+        assert err.reason in ('encapsulation', 'truncated', 'string', 'oversized'), err
+        return False
+    msg = rclpy_decode(data)
+    assert msg is not None, f'accepted what rclpy rejects: {data.hex()}'
+    assert_same(fields, msg)
+    return True
+
+
+def count_offsets(data):
+    """Offsets of the name count and of every uint32 length/count of a LE XCDR1 JointState."""
+    u32 = struct.Struct('<I')
+    offsets = [12]
+    at = 16 + u32.unpack_from(data, 12)[0]
+    at += -(at - 4) % 4
+    offsets.append(at)
+    (n,) = u32.unpack_from(data, at)
+    at += 4
+    for _ in range(n):
+        at += -(at - 4) % 4
+        offsets.append(at)
+        at += 4 + u32.unpack_from(data, at)[0]
+    for _ in range(3):
+        at += -(at - 4) % 4
+        offsets.append(at)
+        (n,) = u32.unpack_from(data, at)
+        at += 4
+        if n:
+            at += -(at - 4) % 8 + 8 * n
+    return offsets
+
+
+def mutations(rng, data):
+    """Malformed variants of one real payload, one per class of the hostile-input list."""
+    size = len(data)
+    yield data[:int(rng.integers(0, size))]                                  # truncated
+    yield rng.bytes(int(rng.integers(0, 2 * size + 1)))                     # random bytes
+    yield data[:4] + rng.bytes(int(rng.integers(0, 2 * size)))              # header + random
+    yield data[:4]                                                          # header only
+    yield bytes(rng.choice([0, 1, 6, 7, 3, 2, 0x12], 2).astype(np.uint8).tolist()) + data[2:]
+    flipped = bytearray(data)
+    for _ in range(int(rng.integers(1, 5))):
+        flipped[int(rng.integers(0, size))] = int(rng.integers(0, 256))
+    yield bytes(flipped)                                                    # mutated bytes
+    for value in (2**31, 2**32 - 1, 2**31 - 1, 0, int(rng.integers(0, 2**32))):
+        at = int(rng.choice(count_offsets(data)))
+        yield data[:at] + struct.pack('<I', value) + data[at + 4:]         # absurd counts
+
+
+def test_fuzz_malformed_payloads_raise_or_match_rclpy():
+    rng = np.random.default_rng(11)
+    accepted = rejected = 0
+    for _ in range(400):
+        data = serialize_message(random_joint_state(rng))
+        for reader in (JointStateReader(), None):  # a fresh reader and one with a warm cache
+            reader = reader or JointStateReader()
+            assert check_against_rclpy(reader, data)  # the real message itself
+            for bad in mutations(rng, data):
+                if check_against_rclpy(reader, bad):
+                    accepted += 1
+                else:
+                    rejected += 1
+    # both verdicts occur (mutations that keep the message valid exist), so the oracle ran
+    assert accepted > 100 and rejected > 2000, (accepted, rejected)
+
+
+def names_payload(raw_names):
+    """A JointState payload (LE XCDR1) whose name strings are the given raw bytes."""
+    out = bytearray(b'\x00\x01\x00\x00' + struct.pack('<iI', 1, 2) + struct.pack('<I', 1) + b'\0\0\0\0')
+    out += struct.pack('<I', len(raw_names))
+    for raw in raw_names:
+        out += b'\0' * (-(len(out) - 4) % 4) + struct.pack('<I', len(raw)) + raw
+    out += b'\0' * (-(len(out) - 4) % 4) + struct.pack('<I', 0) * 3
+    return bytes(out)
+
+
+@pytest.mark.parametrize('raw, reason', [
+    (b'joint', 'string'),                 # no NUL terminator (rclpy keeps the bytes anyway)
+    (b'', 'string'),                      # zero length: not even the terminator
+    (b'jo\0int\0', 'string'),             # embedded NUL (rclpy truncates: 'jo')
+    (b'\xff\xfejoint\0', 'string'),       # not UTF-8 (rclpy substitutes U+FFFD)
+])
+def test_bad_strings_are_rejected_naming_the_fault(raw, reason):
+    good = names_payload([b'a\0'])
+    assert JointStateReader().read(good)[0] == ('a',)
+    with pytest.raises(MalformedJointState, match=r'name\[1\]') as err:
+        JointStateReader().read(names_payload([b'a\0', raw]))
+    assert err.value.reason == reason
+
+
+@pytest.mark.parametrize('mangle', ['big endian header', 'truncated names', 'truncated positions',
+                                    'huge count', 'empty', 'header only', 'huge position count'])
+def test_what_it_cannot_read_raises(mangle):
     data = serialize_message(JointState(name=['a', 'b'], position=[1.0, 2.0]))
     # 12: frame_id length (1), 20: name count, 24/32: names, 40: position count, 44: doubles
     assert data[40:44] == b'\x02\x00\x00\x00' and data[44:52] == np.float64(1.0).tobytes()
-    bad = {'big endian': b'\x00\x00' + data[2:], 'truncated names': data[:30],
+    bad = {'big endian header': b'\x00\x00' + data[2:], 'truncated names': data[:30],
            'truncated positions': data[:52],
-           'huge count': data[:20] + b'\xff\xff\xff\x7f' + data[24:], 'empty': b''}[mangle]
-    assert JointStateReader().read(bad) is None
+           'huge count': data[:20] + b'\xff\xff\xff\x7f' + data[24:], 'empty': b'',
+           'header only': data[:4],
+           'huge position count': data[:40] + struct.pack('<I', 2**31) + data[44:]}[mangle]
+    with pytest.raises(MalformedJointState):
+        JointStateReader().read(bad)
+    assert rclpy_decode(bad) is None  # rclpy fails on these too (the node used to crash)
+
+
+def test_big_endian_and_xcdr2_are_read():
+    msg = JointState(name=['a', 'bc'], position=[1.5, -2.0], velocity=[3.0])
+    msg.header.stamp.sec, msg.header.stamp.nanosec = 5, 6
+    le = serialize_message(msg)
+    u32, be = struct.Struct('<I'), bytearray(b'\x00\x00' + le[2:])
+    for at in count_offsets(le) + [4, 8]:
+        be[at:at + 4] = le[at:at + 4][::-1]
+    for at in (44, 52, 64):  # the three doubles (position 2, velocity 1)
+        be[at:at + 8] = le[at:at + 8][::-1]
+    assert u32.unpack_from(le, 60)[0] == 1
+    names, positions, sec, nanosec = JointStateReader().read(bytes(be))
+    assert names == ('a', 'bc') and positions.tolist() == [1.5, -2.0] and (sec, nanosec) == (5, 6)
+    assert_same(JointStateReader().read(bytes(be)), deserialize_message(bytes(be), JointState))
+
+
+def test_oversized_name_list_is_rejected_before_decoding():
+    data = serialize_message(JointState(name=[f'j{i}' for i in range(100)], position=[0.0] * 100))
+    assert len(JointStateReader(max_names=100).read(data)[0]) == 100
+    with pytest.raises(MalformedJointState, match='100 names, more than the 99') as err:
+        JointStateReader(max_names=99).read(data)
+    assert err.value.reason == 'oversized'
+
+
+def test_absurd_counts_allocate_nothing_in_proportion():
+    data = serialize_message(JointState(name=['a', 'b'], position=[1.0, 2.0]))
+    reader = JointStateReader()
+    tracemalloc.start()
+    try:
+        for at in count_offsets(data):
+            for value in (2**31, 2**32 - 1):
+                bad = data[:at] + struct.pack('<I', value) + data[at + 4:]
+                tracemalloc.reset_peak()
+                with pytest.raises(MalformedJointState):
+                    reader.read(bad)
+                assert tracemalloc.get_traced_memory()[1] < 16 * 1024, (at, value)
+        # the worst case of a valid payload: tiny names, ~10 Python bytes per payload byte
+        many = serialize_message(JointState(name=['x'] * 20000, position=[0.0] * 20000))
+        tracemalloc.reset_peak()
+        reader.read(many)
+        assert tracemalloc.get_traced_memory()[1] < 16 * len(many)
+    finally:
+        tracemalloc.stop()

@@ -62,17 +62,49 @@ def test_subsets_from_several_publishers_merge(merger):
     assert value(merger, 'ja') == 0.5 and value(merger, 'jd') == 3.0
 
 
-def test_unknown_name_ignored_with_one_warning(merger):
+def test_unknown_name_ignored_with_one_summary_per_name_list(merger):
     u = merger.update(['ja', 'nope'], [0.1, 7.0], 1 * S)
     assert u.publish and u.joints == ordered('ja', 'jb', 'jc')
-    assert len(u.warnings) == 1 and "'nope'" in u.warnings[0]
-    assert not merger.update(['ja', 'nope'], [0.2, 7.0], 2 * S).warnings
-    assert not merger.update(['nope', 'jd'], [0.2, 7.0], 3 * S).warnings  # other list, same name
+    assert not u.warnings and "Ignored 1 name(s) that are not joints of robot 'toy': 'nope'." \
+        == u.ignored
+    assert merger.update(['ja', 'nope'], [0.2, 7.0], 2 * S).ignored is None  # same list
+    # another list: a new summary (the node logs it throttled); no set of names is kept
+    assert "'nope'" in merger.update(['nope', 'jd'], [0.2, 7.0], 3 * S).ignored
+    assert not merger._warned._seen
+
+
+def test_many_unknown_names_make_one_line_naming_the_first_few(merger):
+    names = ['ja'] + [f'ghost{i}' for i in range(merger.max_names - 1)]
+    u = merger.update(names, [0.5] * len(names), 1 * S)
+    assert u.publish and value(merger, 'ja') == 0.5 and not u.warnings
+    assert u.ignored.startswith(f'Ignored {len(names) - 1} name(s)')
+    assert "'ghost0', 'ghost1', 'ghost2', 'ghost3', 'ghost4' (+" in u.ignored
+    assert len(u.ignored) < 300
+
+
+def test_oversized_name_list_is_rejected_before_looking_at_it(merger):
+    n_vars = len(merger.q)
+    assert merger.max_names == 4 * n_vars + 64
+    names = ['ja'] * 100_000
+    u = merger.update(names, [0.5] * len(names), 1 * S)
+    assert not u.publish and u.reason == 'oversized' and '100000 names' in u.error
+    assert value(merger, 'ja') == 0.0 and not merger._plans
+
+
+def test_stale_joints_are_the_received_ones_not_updated_for_long(merger):
+    assert merger.stale_joints(10 * S, S) == ()          # nothing received: never stale
+    merger.update(['ja'], [0.1], 1 * S, now_ns=1 * S)
+    merger.update(['jd'], [0.1], 1 * S, now_ns=5 * S)
+    assert merger.stale_joints(5 * S, S) == ordered('ja', 'jb', 'jc')   # with its mimics
+    assert merger.stale_joints(int(6.5 * S), S) == ordered('ja', 'jb', 'jc', 'jd')
+    merger.update(['ja'], [0.2], 2 * S, now_ns=6 * S)
+    assert merger.stale_joints(int(6.5 * S), S) == ordered('jd')
 
 
 def test_length_mismatch_rejects_the_message(merger):
     u = merger.update(['ja', 'jd'], [0.3], 1 * S)
     assert not u.publish and '2 names but 1 positions' in u.error
+    assert u.reason == 'length mismatch'
     assert value(merger, 'ja') == 0.0
     u = merger.update(['ja'], [], 1 * S)
     assert not u.publish and 'position member was empty' in u.error

@@ -232,7 +232,9 @@ def test_main_in_a_subprocess(probe, tmp_path):
 
 
 def test_defaults_timer_only_while_publish_default_positions(probe, rsp):
-    """No timer entity unless needed (cheaper executors); created and removed with the parameter."""
+    """No timer entity unless needed (cheaper executors); created and removed with the parameter.
+
+    (/diagnostics is published from a thread of its own, not a timer.)"""
     assert list(rsp.node.timers) == []
     try:
         load(probe, rsp, FIXED, publish_default_positions=True)

@@ -88,6 +88,30 @@ def test_a_real_error_propagates_after_the_shutdown():
     assert not rclpy.ok()
 
 
+@pytest.mark.parametrize('kind', ['single', 'events'])
+def test_a_callback_failing_inside_the_executor_is_survived(kind):
+    """rclpy takes some inputs itself (a parameter service request) before any callback of
+    ours runs; if that fails, the spin loop logs it and carries on."""
+    if kind == 'events' and not HAS_EVENTS:
+        pytest.skip('no EventsExecutor in this rclpy')
+    ticks = []
+
+    class FailingOnce(RecordingNode):
+        def __init__(self):
+            super().__init__()
+            self.create_timer(0.01, self.tick)
+
+        def tick(self):
+            ticks.append(len(ticks))
+            if len(ticks) == 1:
+                raise RuntimeError('a malformed request')
+            if len(ticks) == 3:
+                rclpy.shutdown()
+
+    assert spin_until_shutdown(FailingOnce, executor=lambda: make_executor(kind)) in (True, False)
+    assert len(ticks) == 3 and not rclpy.ok()
+
+
 @pytest.mark.parametrize('kind', ['single'] + (['events'] if HAS_EVENTS else []))
 def test_first_signal_ends_the_spin_and_later_ones_are_ignored(kind):
     """In-process: SIGINT during the spin ends it (the wait-set executor gets a

@@ -155,6 +155,10 @@ class FastPath:
         self._last_route: _Route | None = None
         #: The whole merged state is known to be within its bounds (see the module docstring).
         self.clean = False
+        #: Updates this path clamped itself (joints already warned about), and the last
+        #: joints it clamped: what /diagnostics reports while a joint stays at its limit.
+        self.clamps = 0
+        self.last_clamped: list[str] = []
 
     def _route(self, names: tuple[str, ...]) -> _Route | None:
         if names in self._routes:
@@ -208,11 +212,12 @@ class FastPath:
         if route.warned_generation != warned.generation:
             route.unwarned = np.array([name not in warned for name in route.row_names])
             route.warned_generation = warned.generation
-        n = len(raw)
-        if (route.unwarned[:n] & (raw != source)).any() or \
-                (route.unwarned[n:] & (checked != effective)).any():
+        rows = np.concatenate((raw != source, checked != effective))
+        if (route.unwarned & rows).any():
             return False
         effective[:] = checked
+        self.clamps += 1        # for /diagnostics: which joints, and that it goes on
+        self.last_clamped = [route.row_names[i] for i in np.flatnonzero(rows)]
         return True
 
     def update(self, names: tuple[str, ...], positions: np.ndarray, stamp_ns: int, now_ns: int,
@@ -235,6 +240,7 @@ class FastPath:
         publish = merger.throttle.check_quiet(stamp_ns, route.dst, now_ns, route.marked)
         if publish is None:
             return None
+        merger.seen_ns[route.dst] = now_ns
         if not publish:
             return b''
         merger.q[route.dst] = positions[route.src]

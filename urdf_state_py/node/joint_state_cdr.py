@@ -11,15 +11,26 @@ serialiser may leave alignment padding between names uninitialised: differing
 padding only costs a full decode (the names then compare equal and the cached
 tuple is kept).
 
-Layout (plain CDR, little endian, what rmw implementations use for ROS 2
-messages; offsets after the 4-byte encapsulation header are aligned relative
-to it): ``header.stamp`` (int32 sec, uint32 nanosec), ``header.frame_id``
-(uint32 length incl. NUL, bytes), ``name`` (uint32 count, then per name:
-align 4, uint32 length incl. NUL, bytes), ``position`` (align 4, uint32
-count, align 8, doubles), then ``velocity`` and ``effort`` (not needed).
-Anything else (another encapsulation, a malformed or truncated buffer) makes
-:meth:`JointStateReader.read` return None: the caller then deserialises the
-message with rclpy, which also reports malformed data as rclpy does.
+Layout (plain CDR, what rmw implementations use for ROS 2 messages; offsets
+after the 4-byte encapsulation header are aligned relative to it):
+``header.stamp`` (int32 sec, uint32 nanosec), ``header.frame_id`` (uint32
+length incl. NUL, bytes), ``name`` (uint32 count, then per name: align 4,
+uint32 length incl. NUL, bytes), ``position``, ``velocity``, ``effort`` (each:
+align 4, uint32 count, then -- if not empty -- align 8, doubles). XCDR1
+(``CDR_LE``/``CDR_BE``) and XCDR2 plain (``PLAIN_CDR2_LE``/``_BE``: doubles
+aligned to 4) are read; anything after ``effort`` is ignored, as rclpy does,
+except the padding the encapsulation options declare (their last two bits).
+
+Every message arrives from the network, so it is hostile until proven
+otherwise: every count and length is checked against the payload before
+anything is read or allocated, and what cannot be read raises
+:class:`MalformedJointState` (never another exception, never a partial
+result). The reader is stricter than rclpy where rclpy silently repairs
+(a string without its NUL terminator, with an embedded NUL, a name that is not
+UTF-8: rclpy truncates or substitutes, which would make two different names
+equal); whatever it accepts, it returns exactly as rclpy's
+``deserialize_message`` would (``test_joint_state_cdr.py`` fuzzes this).
+``max_names`` rejects an oversized name list before a single name is decoded.
 """
 
 from __future__ import annotations
@@ -28,12 +39,31 @@ import struct
 
 import numpy as np
 
-__all__ = ['JointStateReader']
+__all__ = ['JointStateReader', 'MalformedJointState']
 
-_CDR_LE = b'\x00\x01'      # encapsulation id of plain little-endian CDR
-_STAMP = struct.Struct('<iI')
-_UINT32 = struct.Struct('<I')
+# encapsulation id -> (byte order, alignment of doubles)
+_ENCAPSULATIONS = {
+    b'\x00\x01': ('<', 8),   # CDR_LE (XCDR1): what ROS 2 publishers send
+    b'\x00\x00': ('>', 8),   # CDR_BE
+    b'\x00\x07': ('<', 4),   # PLAIN_CDR2_LE (XCDR2, final types: 8-byte values aligned to 4)
+    b'\x00\x06': ('>', 4),   # PLAIN_CDR2_BE
+}
+_STAMP = {'<': struct.Struct('<iI'), '>': struct.Struct('>iI')}
+_UINT32 = {'<': struct.Struct('<I'), '>': struct.Struct('>I')}
+_DOUBLES = {'<': np.dtype('<f8'), '>': np.dtype('>f8')}
 _NAMES_START = 12          # encapsulation (4) + stamp (8): frame_id's length comes next
+
+
+class MalformedJointState(ValueError):
+    """A serialised JointState the node will not read; the message is dropped.
+
+    ``reason`` is a short, fixed category (``encapsulation``, ``truncated``,
+    ``string``, ``oversized``) for counting; ``str(err)`` says what and where.
+    """
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f'{reason}: {detail}')
+        self.reason = reason
 
 
 def _align(at: int, to: int) -> int:
@@ -41,58 +71,123 @@ def _align(at: int, to: int) -> int:
     return at + (-(at - 4) % to)
 
 
+def _string_end(data: bytes, at: int, uint32: struct.Struct, what: str | int) -> int:
+    """End of the CDR string whose length is at ``at``, checked (NUL, bounds).
+
+    ``what``: the field, or the index of a name (formatted only on error).
+    """
+    size = len(data)
+    if at + 4 <= size:
+        (length,) = uint32.unpack_from(data, at)
+        end = at + 4 + length
+        if end <= size and length and data[end - 1] == 0:
+            return end
+    what = what if isinstance(what, str) else f'name[{what}]'
+    if at + 4 > size:
+        raise MalformedJointState('truncated', f'{what}: no length at byte {at} of {size}')
+    if end > size:
+        raise MalformedJointState(
+            'truncated', f'{what}: {length} bytes at byte {at + 4}, beyond the {size}-byte '
+            'payload')
+    raise MalformedJointState('string', f'{what}: no NUL terminator')
+
+
+def _doubles(data: bytes, at: int, uint32: struct.Struct, align: int,
+             field: str) -> tuple[int, int, int]:
+    """(count, start, end) of the double sequence whose count is at ``at``, checked."""
+    size = len(data)
+    if at + 4 > size:
+        raise MalformedJointState('truncated', f'{field}: no count at byte {at} of {size}')
+    (count,) = uint32.unpack_from(data, at)
+    start = _align(at + 4, align) if count else at + 4   # an empty sequence is not aligned
+    end = start + 8 * count
+    if end > size:
+        raise MalformedJointState(
+            'truncated', f'{field}: {count} values beyond the {size}-byte payload')
+    return count, start, end
+
+
 class JointStateReader:
-    """Decodes (names, positions, stamp) from JointState CDR bytes, caching the name section."""
+    """Decodes (names, positions, stamp) from JointState CDR bytes, caching the name section.
 
-    __slots__ = ('_section', '_names', '_count_at')
+    ``max_names``: name lists longer than this are rejected (``oversized``)
+    before any name is decoded, so a message costs time in proportion to the
+    model rather than to the message (None: no limit).
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ('_section', '_names', '_count_at', '_encapsulation', 'max_names')
+
+    def __init__(self, max_names: int | None = None) -> None:
         self._section: bytes | None = None  # data[12:end of names] of the last full decode
+        self._encapsulation: tuple[str, int] | None = None  # ... and its encapsulation
         self._names: tuple[str, ...] = ()
         self._count_at = 0                  # where position's element count is
+        self.max_names = max_names
 
-    def read(self, data: bytes) -> tuple[tuple[str, ...], np.ndarray, int, int] | None:
-        """``(names, positions, sec, nanosec)`` of the message, or None (use rclpy).
+    def read(self, data: bytes) -> tuple[tuple[str, ...], np.ndarray, int, int]:
+        """``(names, positions, sec, nanosec)`` of the message; raises :class:`MalformedJointState`.
 
-        ``positions`` is a read-only float64 view of ``data``; ``names`` is the
-        same tuple object as long as the publisher sends the same name section.
+        ``positions`` is a read-only float64 array (for little-endian data a
+        view of ``data``); ``names`` is the same tuple object as long as the
+        publisher sends the same name section.
         """
-        try:
-            if data[:2] != _CDR_LE:
-                return None
-            section = self._section
-            if section is not None and data.startswith(section, _NAMES_START):
-                names, count_at = self._names, self._count_at
-            else:
-                names, count_at = self._read_names(data)
-            sec, nanosec = _STAMP.unpack_from(data, 4)
-            (count,) = _UINT32.unpack_from(data, count_at)
-            positions = np.frombuffer(data, dtype='<f8', count=count,
-                                      offset=_align(count_at + 4, 8))
-        except (ValueError, struct.error, UnicodeDecodeError):
-            return None
+        encapsulation = _ENCAPSULATIONS.get(data[:2])
+        if encapsulation is None:
+            raise MalformedJointState(
+                'encapsulation', f'not a plain CDR payload (header {bytes(data[:4]).hex()}, '
+                f'{len(data)} bytes)')
+        if len(data) < 4:
+            raise MalformedJointState('truncated', f'{len(data)} bytes: not even a header')
+        if data[3] & 3:  # XCDR: the options' last two bits count padding bytes at the end
+            data = data[:len(data) - (data[3] & 3)]
+        order, double_align = encapsulation
+        section = self._section
+        if encapsulation is self._encapsulation and data.startswith(section, _NAMES_START):
+            names, at = self._names, self._count_at
+        else:
+            names, at = self._read_names(data, encapsulation)
+        uint32 = _UINT32[order]
+        count, start, end = _doubles(data, at, uint32, double_align, 'position')
+        # velocity and effort are not needed, but rclpy rejects them truncated, and so do we
+        end = _doubles(data, _align(end, 4), uint32, double_align, 'velocity')[2]
+        _doubles(data, _align(end, 4), uint32, double_align, 'effort')
+        positions = np.frombuffer(data, dtype=_DOUBLES[order], count=count, offset=start)
+        if order == '>':
+            positions = positions.astype(np.float64)
+        sec, nanosec = _STAMP[order].unpack_from(data, 4)
         return names, positions, sec, nanosec
 
-    def _read_names(self, data: bytes) -> tuple[tuple[str, ...], int]:
+    def _read_names(self, data: bytes, encapsulation: tuple[str, int]) -> tuple[tuple[str, ...], int]:
         """Full decode of frame_id and names; remembers the section for the next message."""
-        at = _NAMES_START
-        (length,) = _UINT32.unpack_from(data, at)
-        at += 4 + length                               # frame_id (not needed)
-        at = _align(at, 4)
-        (count,) = _UINT32.unpack_from(data, at)
+        uint32 = _UINT32[encapsulation[0]]
+        size = len(data)
+        if size < _NAMES_START:
+            raise MalformedJointState('truncated', f'{size} bytes: not even a stamp')
+        at = _align(_string_end(data, _NAMES_START, uint32, 'header.frame_id'), 4)
+        if at + 4 > size:
+            raise MalformedJointState('truncated', f'no name count ({size} bytes)')
+        (count,) = uint32.unpack_from(data, at)
         at += 4
-        if count > len(data):                          # garbage: each name takes >= 5 bytes
-            raise ValueError('name count beyond the buffer')
+        if self.max_names is not None and count > self.max_names:
+            raise MalformedJointState(
+                'oversized', f'{count} names, more than the {self.max_names} this model accepts')
+        if count * 5 > size - at:  # each name takes >= 5 bytes (length + NUL)
+            raise MalformedJointState(
+                'truncated', f'{count} names cannot fit in the {size}-byte payload')
         names = []
-        for _ in range(count):
+        for i in range(count):
             at = _align(at, 4)
-            (length,) = _UINT32.unpack_from(data, at)
-            end = at + 4 + length
-            if length == 0 or end > len(data) or data[end - 1] != 0:
-                raise ValueError('malformed string')
-            names.append(data[at + 4:end - 1].decode('utf-8'))
+            end = _string_end(data, at, uint32, i)
+            raw = data[at + 4:end - 1]
+            if b'\x00' in raw:
+                raise MalformedJointState('string', f'name[{i}]: embedded NUL')
+            try:
+                names.append(raw.decode('utf-8'))
+            except UnicodeDecodeError:
+                raise MalformedJointState('string', f'name[{i}]: not UTF-8') from None
             at = end
         self._section = data[_NAMES_START:at]
+        self._encapsulation = encapsulation
         if tuple(names) != self._names:  # else: same names, other padding bytes
             self._names = tuple(names)
         self._count_at = _align(at, 4)

@@ -12,6 +12,12 @@ Consistency: one message reads the loaded state and the settings once, under
 loaded state shares, e.g. the rate limit) under the same lock. So a message is
 computed wholly with the old or wholly with the new model and settings, never
 half of each, whichever thread serves it.
+
+Hostile input: a message that cannot be read (:class:`MalformedJointState`), is
+rejected by the merger, or fails in any other way is dropped and reported
+through the node's :class:`~.guards.CallbackGuard` (throttled warning, counted
+by reason on /diagnostics); the reader refuses a name list longer than the
+loaded model accepts before decoding it.
 """
 
 from __future__ import annotations
@@ -22,11 +28,12 @@ from typing import Any
 
 from rclpy.qos import qos_profile_sensor_data
 from rclpy.qos_overriding_options import QoSOverridingOptions
-from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 
+from .guards import INTERNAL_ERROR, CallbackGuard
+from .health import Health
 from .hot_path import HotPath, MessageErrors, hot_path_requested
-from .joint_state_cdr import JointStateReader
+from .joint_state_cdr import JointStateReader, MalformedJointState
 
 __all__ = ['JointStateInput']
 
@@ -37,14 +44,17 @@ class JointStateInput:
     """The joint_states subscription and its path to /tf (see the module docstring).
 
     ``current()`` returns the node's ``(loaded, cfg)``: the loaded state
-    (None while waiting for a description) and the parameter values.
+    (None while waiting for a description) and the parameter values; ``guard``
+    reports dropped messages, ``health`` counts what /diagnostics shows.
     """
 
     def __init__(self, node, tf_publisher, current: Callable[[], tuple[Any, Mapping[str, Any]]],
-                 *, hot_path: bool | None = None) -> None:
+                 guard: CallbackGuard, health: Health, *, hot_path: bool | None = None) -> None:
         self._node = node
         self._tf_pub = tf_publisher
         self._current = current
+        self._guard = guard
+        self._health = health
         self._clock_handle = node.get_clock().handle   # rcl clock: get_now() in every release
         self._reader = JointStateReader()
         #: Held while a message is handled and while the node changes the state it reads.
@@ -57,6 +67,7 @@ class JointStateInput:
         self.subscription = node.create_subscription(
             JointState, 'joint_states', handler, qos_profile_sensor_data,
             qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
+        self._topic = self.subscription.topic_name
         self.hot_path: HotPath | None = None
         if hot_path_requested(hot_path):
             self.hot_path = HotPath.attach(node, self.subscription, self.on_raw, self.errors)
@@ -84,35 +95,37 @@ class JointStateInput:
             if loaded is None:
                 return
             now_ns = self.now_ns()
-            fields = self._reader.read(data)
-            if fields is None:  # not plain little-endian CDR, or malformed: let rclpy decode it
-                msg = deserialize_message(data, JointState)
-                stamp = msg.header.stamp
-                self._on_fields(loaded, cfg, msg.name, msg.position, stamp.sec, stamp.nanosec,
-                                now_ns)
-                return
-            names, positions, sec, nanosec = fields
-            if not cfg['publish_default_positions']:
-                payload = loaded.fast.update(names, positions, sec * _NS + nanosec, now_ns,
-                                             sec, nanosec, cfg['ignore_limits'])
-                if payload is not None:  # handled (b'': rate-limited)
-                    if payload:
-                        self._tf_pub.publish(payload)
-                        self.last_tf_ns = now_ns
-                    return
-            self._on_fields(loaded, cfg, names, positions, sec, nanosec, now_ns)
+            try:
+                self._reader.max_names = loaded.merger.max_names
+                names, positions, sec, nanosec = self._reader.read(data)
+                if not cfg['publish_default_positions']:
+                    payload = loaded.fast.update(names, positions, sec * _NS + nanosec, now_ns,
+                                                 sec, nanosec, cfg['ignore_limits'])
+                    if payload is not None:  # handled (b'': rate-limited)
+                        if payload:
+                            self._tf_pub.publish(payload)
+                            self.last_tf_ns = now_ns
+                            self._health.tf_published += 1
+                        return
+                self._on_fields(loaded, cfg, names, positions, sec, nanosec, now_ns)
+            except MalformedJointState as err:
+                self._guard.report(self._topic, err.reason, str(err))
+            except Exception as err:  # noqa: BLE001 - no message may end the node
+                self._guard.report(self._topic, INTERNAL_ERROR, f'{type(err).__name__}: {err}')
 
     def _on_fields(self, loaded, cfg: Mapping[str, Any], names, positions, sec: int,
                    nanosec: int, now_ns: int) -> None:
         """The general path of a JointState (:meth:`on_raw` tries the fast path first)."""
         update = loaded.merger.update(names, positions, sec * _NS + nanosec, now_ns,
                                       cfg['publish_default_positions'])
-        if update.warnings or update.error:
-            logger = self._node.get_logger()
-            for warning in update.warnings:
-                logger.warning(warning)
-            if update.error:
-                logger.warning(update.error, throttle_duration_sec=5.0)
+        for warning in update.warnings:
+            self._node.get_logger().warning(warning)
+        if update.error:
+            self._guard.report(self._topic, update.reason, update.error)
+        if update.ignored:
+            self._health.messages_with_unknown_names += 1
+            self._guard.log(self._topic, 'unknown names', update.ignored, now_ns)
+        self._health.non_finite_values += update.non_finite
         if update.publish and update.joints:
             self.publish_moving(loaded, update.joints, sec, nanosec, now_ns,
                                 cfg['ignore_limits'])
@@ -124,10 +137,13 @@ class JointStateInput:
         """Publish ``joints`` stamped ``sec``/``nanosec``; ``now_ns``: the node clock now."""
         q_eff, clamped = loaded.kinematics.resolve(loaded.merger.q, ignore_limits)
         fresh = loaded.fast.resolved(clamped, ignore_limits)
+        if len(clamped):
+            self._health.clamp(clamped, now_ns)
         if fresh:
             self._warn_clamped(loaded, fresh)
         self._tf_pub.publish(loaded.moving.payload_at(joints, q_eff, sec, nanosec))
         self.last_tf_ns = now_ns
+        self._health.tf_published += 1
 
     def publish_defaults(self, loaded, ignore_limits: bool) -> None:
         """Publish the joints that never received a state, at their defaults, stamped now."""

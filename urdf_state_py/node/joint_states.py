@@ -10,7 +10,14 @@ that follow them (plus, on request, the joints that never received a state).
 
 Everything that deserves a log line comes back as data in an :class:`Update`
 (``warnings``: log once each; ``error``: the message was rejected, log
-throttled), so the node only logs and tests can assert on the text.
+throttled; ``ignored``: names not in the model, log throttled), so the node
+only logs and tests can assert on the text.
+
+Hostile input: a message costs time in proportion to the model, not to the
+message. A name list longer than :func:`max_names` is rejected before it is
+looked at, and names that are not in the model are summarised in one line
+(count and the first few) instead of one line each; nothing remembers them
+by name, so no set grows with what the network sends.
 
 Speed: a publisher repeats the same name list, so everything derived from a
 name list (index arrays, warnings, the joints to publish) is computed once per
@@ -28,13 +35,26 @@ import numpy as np
 
 from urdf_state_py.core.model import Model
 
-__all__ = ['JointStateMerger', 'PublishThrottle', 'Update', 'WarnOnce', 'upstream_interval_ns']
+__all__ = ['JointStateMerger', 'PublishThrottle', 'Update', 'WarnOnce', 'max_names',
+           'upstream_interval_ns']
 
 #: Distinct name lists remembered; a publisher sending ever-changing lists
 #: only costs a cache rebuild, never unbounded memory.
 _PLAN_CACHE_SIZE = 64
 
 _NS = 1_000_000_000
+
+#: Names quoted in the one-line summary of the names a message has beyond the model.
+_QUOTED_NAMES = 5
+
+
+def max_names(n_variables: int) -> int:
+    """The longest name list accepted for a model with ``n_variables`` joint variables.
+
+    4x the model, plus 64: room for a publisher that also sends other robots'
+    or grippers' joints, while a list far beyond the model is refused at once.
+    """
+    return 4 * n_variables + 64
 
 
 def upstream_interval_ns(frequency: float) -> int:
@@ -55,13 +75,19 @@ class Update:
     ``publish``: publish ``joints`` now (False when rejected, rate-limited or
     there was nothing of the model in the message). ``joints``: movable joint
     names, in the model's topological order. ``warnings``: new, each to be
-    logged once. ``error``: why the whole message was rejected (log throttled).
+    logged once. ``error``: why the whole message was rejected (log throttled),
+    ``reason`` its category (for counting). ``ignored``: a one-line summary of
+    the names not in the model, new with this name list (log throttled).
+    ``non_finite``: joints whose NaN/inf value was dropped.
     """
 
     publish: bool = False
     joints: tuple[str, ...] = ()
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
+    reason: str | None = None
+    ignored: str | None = None
+    non_finite: int = 0
 
 
 class WarnOnce:
@@ -195,6 +221,7 @@ class _Plan:
     driven: tuple[str, ...]  # joints set by the message (topological order)
     joints: tuple[str, ...]  # driven + their mimic followers (topological order)
     warnings: list[str]      # first-time warnings this name list produces
+    ignored: str | None      # summary of the names not in the model (returned once)
     complete: bool = False   # all driven joints already marked as received
     with_pending: tuple[int, tuple[str, ...]] | None = None  # (generation, joints + pending)
 
@@ -211,6 +238,9 @@ class JointStateMerger:
                  *, frequency: float = 20.0, ignore_timestamp: bool = False) -> None:
         self.model = model
         self.q = np.array(defaults, dtype=float, copy=True)
+        #: node-clock time (ns) each variable last arrived (0: never); for staleness
+        self.seen_ns = np.zeros(len(self.q), dtype=np.int64)
+        self.max_names = max_names(len(self.q))
         self._index = dict(variable_index)
         self.throttle = PublishThrottle(len(self.q), frequency, ignore_timestamp)
         self._order = {name: i for i, name in enumerate(model.joint_names)}
@@ -218,6 +248,8 @@ class JointStateMerger:
         for joint in model.joints:
             for var in joint.variable_names:
                 self._var_joint[var] = joint.name
+        self._var_owner = {i: self._var_joint[v] for v, i in self._index.items()
+                           if v in self._var_joint}
         # Mimic followers, transitively: master -> every joint moving with it.
         direct: dict[str, list[str]] = {}
         for joint in model.joints:
@@ -269,6 +301,10 @@ class JointStateMerger:
         ``include_pending``: also list the joints that never received a state
         (``publish_default_positions``).
         """
+        if len(names) > self.max_names:
+            return Update(error=f'Ignored a JointState message with {len(names)} names: robot '
+                                f"'{self.model.name}' accepts at most {self.max_names}.",
+                          reason='oversized')
         if len(names) != len(positions):
             if len(positions) == 0:
                 first = names[0] if len(names) else ''
@@ -277,7 +313,7 @@ class JointStateMerger:
             else:
                 error = (f'Ignored an invalid JointState message: {len(names)} names but '
                          f'{len(positions)} positions.')
-            return Update(error=error)
+            return Update(error=error, reason='length mismatch')
         key = tuple(names)
         plan = self._plans.get(key)
         if plan is None:
@@ -287,13 +323,16 @@ class JointStateMerger:
             plan.warnings = []
         else:
             warnings = []
+        ignored, plan.ignored = plan.ignored, None
         if not len(plan.src):
-            return Update(warnings=warnings)
+            return Update(warnings=warnings, ignored=ignored)
 
         values = np.asarray(positions, dtype=float)[plan.src]
         dst, joints, driven = plan.dst, plan.joints, plan.driven
+        non_finite = 0
         if not np.isfinite(values).all():
             bad = {plan.src_joint[i] for i in np.flatnonzero(~np.isfinite(values))}
+            non_finite = len(bad)
             for joint in self._warned.new(('non-finite', j) for j in sorted(bad)):
                 warnings.append(f"Ignored a non-finite position for joint '{joint[1]}' "
                                 '(reported once per joint).')
@@ -302,13 +341,15 @@ class JointStateMerger:
             driven = tuple(j for j in driven if j not in bad)
             joints = self.with_followers(driven)
             if not len(dst):
-                return Update(warnings=warnings)
+                return Update(warnings=warnings, ignored=ignored, non_finite=non_finite)
 
+        if now_ns is not None:
+            self.seen_ns[dst] = now_ns
         publish, warning = self.throttle.check(stamp_ns, dst, now_ns)
         if warning:
             warnings.append(warning)
         if not publish:
-            return Update(warnings=warnings)
+            return Update(warnings=warnings, ignored=ignored, non_finite=non_finite)
         self.q[dst] = values
         self.throttle.mark(stamp_ns, dst)
         if not plan.complete or driven is not plan.driven:
@@ -316,7 +357,8 @@ class JointStateMerger:
             plan.complete = driven is plan.driven
         if include_pending:
             joints = self._add_pending(plan, joints)
-        return Update(publish=True, joints=joints, warnings=warnings)
+        return Update(publish=True, joints=joints, warnings=warnings, ignored=ignored,
+                      non_finite=non_finite)
 
     # -- internals ------------------------------------------------------------
 
@@ -366,15 +408,12 @@ class JointStateMerger:
             dst.append(self._index[name])
             src_joint.append(joint_name)
         warnings = []
-        for name in self._warned.new(('unknown', n) for n in unknown):
-            name = name[1]
-            hint = ''
-            joint = self.model.joint_map.get(name)
-            if joint is not None:
-                hint = (f' ({joint.type.value} joint: send its variables '
-                        f'{", ".join(joint.variable_names)})')
-            warnings.append(f"Ignored joint '{name}': not a joint variable of robot "
-                            f"'{self.model.name}'{hint} (reported once).")
+        for name in self._warned.new(('bare', n) for n in unknown if n in self.model.joint_map):
+            joint = self.model.joint_map[name[1]]   # a planar/floating joint: bounded by the model
+            warnings.append(f"Ignored joint '{name[1]}': not a joint variable of robot "
+                            f"'{self.model.name}' ({joint.type.value} joint: send its variables "
+                            f'{", ".join(joint.variable_names)}) (reported once).')
+        unknown = [n for n in unknown if n not in self.model.joint_map]
         for name in self._warned.new(('mimic', n) for n in mimic):
             master = self.model.joint_map[name[1]].mimic.joint
             warnings.append(f"Ignored the value given for mimic joint '{name[1]}': it follows "
@@ -385,11 +424,29 @@ class JointStateMerger:
         driven = tuple(sorted(set(src_joint), key=self._order.__getitem__))
         plan = _Plan(src=np.array(src, dtype=np.intp), dst=np.array(dst, dtype=np.intp),
                      src_joint=tuple(src_joint), driven=driven,
-                     joints=self.with_followers(driven), warnings=warnings)
+                     joints=self.with_followers(driven), warnings=warnings,
+                     ignored=self._ignored_summary(unknown))
         if len(self._plans) >= _PLAN_CACHE_SIZE:
             self._plans.clear()
         self._plans[key] = plan
         return plan
+
+    def _ignored_summary(self, unknown: list[str]) -> str | None:
+        """One line for the names of a list that are not in the model (None: there are none)."""
+        if not unknown:
+            return None
+        quoted = ', '.join(repr(n[:64]) for n in unknown[:_QUOTED_NAMES])
+        more = f' (+{len(unknown) - _QUOTED_NAMES} more)' if len(unknown) > _QUOTED_NAMES else ''
+        return (f'Ignored {len(unknown)} name(s) that are not joints of robot '
+                f"'{self.model.name}': {quoted}{more}.")
+
+    def stale_joints(self, now_ns: int, timeout_ns: int) -> tuple[str, ...]:
+        """Joints that received a value once, but none for more than ``timeout_ns``."""
+        seen = self.seen_ns
+        stale = np.flatnonzero((seen > 0) & (now_ns - seen > timeout_ns))
+        if not len(stale):
+            return ()
+        return self.with_followers({self._var_owner[i] for i in stale.tolist()})
 
     def settled_plan(self, names: tuple[str, ...]) -> _Plan | None:
         """The plan of ``names`` once it has nothing left to report (for a fast path).

@@ -163,6 +163,8 @@ PARAMETERS: dict[str, tuple[Any, str]] = {
                              '(false: clamp them and warn once per joint).'),
     'publish_default_positions': (
         False, 'Publish joints that never received a state at their default position.'),
+    'diagnostics.stale_after': (
+        1.0, 'A joint not updated for this long [s] is reported stale on /diagnostics; 0 = off.'),
 }
 
 
@@ -177,7 +179,7 @@ def node_parameters(registry: Any, extra: Iterable[ParamSpec] = ()) -> dict[str,
         return f"unknown parser '{parser}' (available: auto, {', '.join(names)})"
 
     checks = {'parser': parser_problem}
-    bounds = {'publish_frequency': (0.0, MAX_FREQUENCY)}
+    bounds = {'publish_frequency': (0.0, MAX_FREQUENCY), 'diagnostics.stale_after': (0.0, 3600.0)}
     specs = {name: ParamSpec(name, default, text,
                              read_only=name == 'use_robot_description_topic',
                              bounds=bounds.get(name), check=checks.get(name))

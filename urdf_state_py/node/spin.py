@@ -80,6 +80,19 @@ def _spin_for(spinner) -> Callable[[float], None]:
     return lambda timeout: spinner.spin_once(timeout_sec=timeout)
 
 
+def _survive(err: Exception) -> None:
+    """Log a failure that escaped the executor, and carry on spinning.
+
+    The node's own callbacks are guarded (see guards), but rclpy takes some
+    inputs itself before any callback runs -- a malformed request to a
+    parameter service fails inside the executor. One bad request from the
+    network must not end the process: it is logged (throttled) and dropped.
+    """
+    rclpy.logging.get_logger(_LOGGER_NAME).error(
+        f'Dropped an input that failed inside the executor: {type(err).__name__}: {err} '
+        '(carrying on)', throttle_duration_sec=5.0)
+
+
 def spin_until_shutdown(make_node: Callable[[], Node], *, args: Sequence[str] | None = None,
                         executor: Callable[[], Executor] = SingleThreadedExecutor,
                         step: Callable[[], float | None] | None = None) -> bool:
@@ -98,10 +111,10 @@ def spin_until_shutdown(make_node: Callable[[], Node], *, args: Sequence[str] | 
 
     The loop spins in windows (see :func:`_spin_for`) rather than calling
     ``spin()``: EventsExecutor.spin() busy-loops and never returns on Ctrl-C
-    (seen with Kilted's rclpy). A
-    failure after rclpy's SIGINT handler has shut the context down (a call
-    interrupted mid-way, e.g. during start-up) counts as an interruption, not
-    an error.
+    (seen with Kilted's rclpy). An exception out of a spin while rclpy is
+    still up is logged and survived (:func:`_survive`). A failure after
+    rclpy's SIGINT handler has shut the context down (a call interrupted
+    mid-way, e.g. during start-up) counts as an interruption, not an error.
     """
     with ShutdownSignals() as signals:
         return _run(make_node, args, executor, step, signals)
@@ -123,7 +136,14 @@ def _run(make_node: Callable[[], Node], args: Sequence[str] | None,
             timeout = SPIN_TIMEOUT_S if step is None else step()
             if timeout is None:
                 break
-            spin_for(timeout)
+            try:
+                spin_for(timeout)
+            except (ShutdownRequested, KeyboardInterrupt, ExternalShutdownException):
+                raise
+            except Exception as err:  # noqa: BLE001 - see _survive
+                if not rclpy.ok() or signals.received is not None:
+                    raise
+                _survive(err)
     except (ShutdownRequested, KeyboardInterrupt, ExternalShutdownException):
         return True
     except Exception:  # noqa: BLE001 - re-raised unless Ctrl-C caused it

@@ -28,7 +28,6 @@ from typing import Any
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
@@ -38,9 +37,13 @@ from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers.xacro_sandbox import TRUSTED, arg_value_problem
 from .description_loader import LOADER_PARAMETERS, DescriptionLoader, Loaded, Source
+from .diagnostics import DiagnosticsPublisher, model_view
+from .guards import INTERNAL_ERROR, CallbackGuard
+from .health import Health
 from .joint_state_input import JointStateInput
 from .param_services import ParameterServices
 from .params import PARAMETERS, declare_spec, node_parameters
+from .qos import DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, quiet_publisher_events
 from .spin import make_executor, spin_until_shutdown
 from .tf_publishing import static_message
 
@@ -48,37 +51,6 @@ __all__ = ['UrdfStateNode', 'main', 'PARAMETERS', 'NODE_NAME']  # PARAMETERS: re
 
 NODE_NAME = 'urdf_state'
 _NS = 1_000_000_000
-
-_DESCRIPTION_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
-                              reliability=ReliabilityPolicy.RELIABLE,
-                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
-_TF_STATIC_QOS = _DESCRIPTION_QOS
-
-
-def _quiet_publisher_events():
-    """Publisher event callbacks without rclpy's default handlers (None where unsupported).
-
-    By default rclpy adds two QoS event handlers per publisher (incompatible
-    QoS, incompatible type), each one more entity in the default executor's
-    wait set, rebuilt on every wake-up (~7 us per entity and JointState). Our
-    publishers offer the most permissive QoS of their topics (reliable;
-    transient local for /tf_static and robot_description), so their handlers
-    would have little to report; the joint_states subscription (QoS
-    overridable by parameters) keeps its handlers.
-    """
-    try:
-        from rclpy.event_handler import PublisherEventCallbacks
-    except ImportError:  # Humble
-        from rclpy.qos_event import PublisherEventCallbacks
-    try:
-        return PublisherEventCallbacks(use_default_callbacks=False)
-    except TypeError:  # pragma: no cover - a release without the option: keep the defaults
-        return None
-
-
-_TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
-                     reliability=ReliabilityPolicy.RELIABLE,
-                     durability=DurabilityPolicy.VOLATILE)
 
 # While publish_default_positions holds and nothing else reached /tf for this
 # long, the joints still at their defaults are re-sent (late TF listeners).
@@ -103,6 +75,10 @@ class UrdfStateNode(Node):
         self._lock = threading.RLock()
         self._loaded: Loaded | None = None
         self._source: Source | None = None   # the description in effect (or being waited on)
+        clock = self.get_clock().handle      # rcl clock: get_now() in every release
+        self._now_ns = lambda: clock.get_now().nanoseconds
+        self._health = Health()
+        self._guard = CallbackGuard(self.get_logger, self._health, self._now_ns)
 
         # -- parameters (start-up values obey the run-time rules: see params.py) ------
         self._specs = node_parameters(self._registry, LOADER_PARAMETERS)
@@ -117,23 +93,32 @@ class UrdfStateNode(Node):
             f'{p.name}.{o.name}': (p.name, o.name) for p in self._registry for o in p.options}
         self._cfg = cfg
         self._loader = DescriptionLoader(self._registry, cfg, self.get_logger())
+        self._loader.on_rejected = lambda kind, reason: self._health.reject_description(
+            kind, f'robot_description: {reason}', self._now_ns())
 
         # -- topics ------------------------------------------------------------
-        events = _quiet_publisher_events()
-        self._tf_pub = self.create_publisher(TFMessage, '/tf', _TF_QOS, event_callbacks=events)
-        self._tf_static_pub = self.create_publisher(TFMessage, '/tf_static', _TF_STATIC_QOS,
+        events = quiet_publisher_events()
+        self._tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS, event_callbacks=events)
+        self._tf_static_pub = self.create_publisher(TFMessage, '/tf_static', TF_STATIC_QOS,
                                                     event_callbacks=events)
         self._description_pub = None
         if not self._use_topic:
             self._description_pub = self.create_publisher(String, 'robot_description',
-                                                          _DESCRIPTION_QOS, event_callbacks=events)
+                                                          DESCRIPTION_QOS, event_callbacks=events)
         # joint_states -> /tf, on a thread of its own where possible (joint_state_input).
         self._input = JointStateInput(self, self._tf_pub, lambda: (self._loaded, self._cfg),
-                                      hot_path=hot_path)
+                                      self._guard, self._health, hot_path=hot_path)
+        # raw: a malformed description payload fails in our guard, not inside rclpy.
         self._description_sub = None
         if self._use_topic:
             self._description_sub = self.create_subscription(
-                String, 'robot_description', self._on_description_topic, _DESCRIPTION_QOS)
+                String, 'robot_description',
+                self._guard.wrap(self._description_topic(), self._on_description_raw),
+                DESCRIPTION_QOS, raw=True)
+        self._diagnostics = DiagnosticsPublisher(
+            self, self._health, self._guard, self._now_ns, events,
+            view=lambda now_ns, stale_s: model_view(self._loaded, now_ns, stale_s),
+            stale_after_s=lambda: self._cfg['diagnostics.stale_after'])
         self._defaults_timer = None
         self._update_defaults_timer()
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -158,9 +143,12 @@ class UrdfStateNode(Node):
         self._input.start()
 
     def destroy_node(self) -> None:
-        """Stop the joint_states thread, the loader (a parse in progress ends at once), then
-        the parameter services."""
-        joint_states = getattr(self, '_input', None)   # None: __init__ failed early
+        """Stop the diagnostics' and joint_states' threads, the loader (a parse in progress
+        ends at once), then the parameter services."""
+        diagnostics = getattr(self, '_diagnostics', None)   # None: __init__ failed early
+        if diagnostics is not None:
+            diagnostics.close()
+        joint_states = getattr(self, '_input', None)
         if joint_states is not None:
             joint_states.stop()
         loader = getattr(self, '_loader', None)
@@ -215,6 +203,7 @@ class UrdfStateNode(Node):
         if self._cfg['publish_default_positions']:
             self._publish_defaults(loaded)
         with self._input.lock:  # between two JointStates
+            self._health.new_model()
             old, self._loaded = self._loaded, loaded
         self._loader.release_memory(old, loaded)
 
@@ -238,7 +227,8 @@ class UrdfStateNode(Node):
         """
         wanted = bool(self._cfg['publish_default_positions'])
         if wanted and self._defaults_timer is None:
-            self._defaults_timer = self.create_timer(_DEFAULTS_PERIOD_S, self._on_defaults_timer)
+            self._defaults_timer = self.create_timer(
+                _DEFAULTS_PERIOD_S, self._guard.wrap('defaults timer', self._on_defaults_timer))
         elif not wanted and self._defaults_timer is not None:
             self.destroy_timer(self._defaults_timer)
             self._defaults_timer = None
@@ -249,6 +239,12 @@ class UrdfStateNode(Node):
             return
         if self._input.now_ns() - self._input.last_tf_ns >= _DEFAULTS_PERIOD_S * _NS:
             self._publish_defaults(loaded)
+
+    def _on_description_raw(self, data: bytes) -> None:
+        """A serialised std_msgs/String on the description topic (malformed: dropped)."""
+        msg = self._guard.deserialize(self._description_topic(), data, String)
+        if msg is not None:
+            self._on_description_topic(msg)
 
     def _on_description_topic(self, msg: String) -> None:
         """A description from the topic: loaded on the loader thread, never on this one."""
@@ -276,6 +272,8 @@ class UrdfStateNode(Node):
             except Exception as exc:  # noqa: BLE001 (a bug must not end the parameter services)
                 reason = f'internal error while applying the change: {type(exc).__name__}: {exc}'
                 self.get_logger().error(reason)
+                self._health.reject_message(INTERNAL_ERROR, f'set_parameters: {reason}',
+                                            self._now_ns())
                 return SetParametersResult(successful=False, reason=reason)
             return SetParametersResult(successful=True)
 
@@ -316,6 +314,8 @@ class UrdfStateNode(Node):
         if changed & ({'robot_description', 'parser'} | set(self._option_params)):
             if 'robot_description' in changed:
                 if not cfg['robot_description'].strip():
+                    self._health.reject_description('empty', 'robot_description: empty',
+                                                    self._now_ns())
                     raise _Rejected('Empty robot_description is not allowed')
                 source = Source(cfg['robot_description'], trusted=False)
             if source is not None and source.text.strip():

@@ -1,0 +1,141 @@
+"""/diagnostics over DDS: a subscriber follows the node's status as its state changes.
+
+ERROR without a description; WARN while joints were never received; OK when
+every joint flows; WARN for a stale joint, a clamped joint, a rejected
+message, a rejected description -- with the keys and values an operator
+reads in rqt_robot_monitor.
+"""
+import threading
+
+import pytest
+
+from test_hostile_inputs import TOY, DiagnosticsRecorder, serialized
+from test_node_harness import NodeUnderTest
+
+from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+
+from urdf_state_py.node import health  # noqa: E402
+
+diagnostic_msgs = pytest.importorskip('diagnostic_msgs.msg')
+OK, WARN, ERROR = (diagnostic_msgs.DiagnosticStatus.OK, diagnostic_msgs.DiagnosticStatus.WARN,
+                   diagnostic_msgs.DiagnosticStatus.ERROR)
+NAME = 'urdf_state_diag'
+
+
+class Feeder:
+    """Publishes ``values`` (name -> position) at 20 Hz from a thread until stopped."""
+
+    def __init__(self, probe) -> None:
+        self.values = {}
+        self._probe = probe
+        self._pub = probe.node.create_publisher(
+            JointState, 'joint_states', QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.05):   # the 20 Hz pace of a joint-state source
+            values = dict(self.values)
+            if values:
+                self._pub.publish(serialized(values, values.values(), self._probe.now_ns()))
+
+    def publish_raw(self, data: bytes) -> None:
+        self._pub.publish(data)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
+@pytest.fixture(scope='module')
+def diag(probe):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(health, 'RECENT_S', 2.0)   # a rejection/clamp keeps WARN for 2 s here
+        node = NodeUnderTest(NAME, {'frame_prefix': 'dg/', 'diagnostics.stale_after': 0.5})
+        recorder = DiagnosticsRecorder(probe, f'{NAME}: robot state')
+        feeder = Feeder(probe)
+        try:
+            yield node, recorder, feeder
+        finally:
+            feeder.close()
+            node.close()
+
+
+def wait_status(recorder, level, predicate=lambda v, s: True, what=''):
+    return recorder.wait(lambda v, s: s.level == level and predicate(v, s),
+                         max(0, recorder.count() - 1), timeout=15.0, what=what)
+
+
+def test_without_a_description_the_status_is_error(diag):
+    _, recorder, _ = diag
+    values, status = wait_status(recorder, ERROR, what='ERROR without a description')
+    assert status.message == 'no valid robot description loaded' and status.hardware_id == ''
+    assert values['rejected messages'] == '0'
+
+
+def test_loaded_but_never_received_is_warn_naming_the_joints(probe, diag):
+    node, recorder, _ = diag
+    assert probe.set_parameters(node.name, robot_description=TOY)[0].successful
+    values, status = wait_status(recorder, WARN, lambda v, s: v.get('robot') == 'toy',
+                                 'WARN: never received')
+    assert status.hardware_id == 'toy'
+    assert status.message == ('3 joint(s) never received: the complete state is not yet known')
+    assert values['joints never received (names)'] == 'a, b, m'   # the model's order
+    assert values['parser'] == 'urdf' and values['links'] == '4'
+    assert values['joints'] == '3 (3 movable)'
+
+
+def test_every_joint_flowing_is_ok_with_a_tf_rate(diag):
+    _, recorder, feeder = diag
+    feeder.values = {'a': 0.2, 'b': 0.5}
+    values, status = wait_status(recorder, OK, lambda v, s: float(v['/tf rate [Hz]']) > 5.0,
+                                 'OK at ~20 Hz')
+    assert status.message == "publishing 4 links of 'toy'"
+    assert values['joints never received'] == '0' and values['stale joints'] == '0'
+
+
+def test_a_joint_no_longer_updated_is_stale(diag):
+    _, recorder, feeder = diag
+    feeder.values = {'a': 0.2}
+    values, status = wait_status(recorder, WARN, lambda v, s: v['stale joints'] == '1',
+                                 'WARN: b stale')
+    assert values['stale joints (names)'] == 'b' and values['stale after [s]'] == '0.5'
+    assert status.message == '1 joint(s) stale (no update for more than 0.5 s)'
+    feeder.values = {'a': 0.2, 'b': 0.5}
+    wait_status(recorder, OK, what='OK again')
+
+
+def test_a_clamped_joint_warns_then_clears(diag):
+    _, recorder, feeder = diag
+    feeder.values = {'a': 1.5, 'b': 0.5}
+    values, status = wait_status(recorder, WARN, lambda v, s: 'clamped' in s.message,
+                                 'WARN: clamped')
+    assert values['joints clamped (names)'] == 'a'
+    feeder.values = {'a': 0.2, 'b': 0.5}
+    values, _ = wait_status(recorder, OK, what='OK once the clamp is 2 s old')
+    assert values['joints clamped'] == '1'              # the count stays
+
+
+def test_a_malformed_message_warns_with_its_reason_and_is_counted(diag):
+    _, recorder, feeder = diag
+    feeder.publish_raw(serialized(['a', 'b'], [0.1, 0.2])[:30])
+    values, status = wait_status(recorder, WARN, lambda v, s: 'input rejected' in s.message,
+                                 'WARN: input rejected')
+    assert values['rejected messages: truncated'] == '1' and values['rejected messages'] == '1'
+    assert values['last rejection'] == \
+        '/joint_states: truncated: 2 names cannot fit in the 30-byte payload'
+    wait_status(recorder, OK, what='OK once the rejection is 2 s old')
+
+
+def test_a_rejected_description_is_counted_and_the_model_kept(probe, diag):
+    node, recorder, _ = diag
+    result, = probe.set_parameters(node.name, robot_description='<robot name="x"/>')
+    assert not result.successful
+    values, status = wait_status(recorder, WARN, lambda v, s: v['rejected descriptions'] == '1',
+                                 'the rejected description counted')
+    assert values['robot'] == 'toy' and status.hardware_id == 'toy'
+    assert values['rejected descriptions: invalid'] == '1'
+    assert values['last rejection'].startswith('robot_description: ')
+    assert 'input rejected: robot_description' in status.message

@@ -1,0 +1,46 @@
+"""The guards around the node's other callbacks: the description topic and parameter
+changes (failures inside the executor itself: test_ros_spin.py)."""
+
+import pytest
+
+from test_hostile_inputs import TOY
+from test_node_harness import LATCHED, NodeUnderTest, wait_until
+
+from std_msgs.msg import String  # noqa: E402
+
+
+@pytest.fixture(scope='module')
+def topic_node():
+    node = NodeUnderTest('urdf_state_guards', {'use_robot_description_topic': True,
+                                               'frame_prefix': 'gd/'})
+    yield node
+    node.close()
+
+
+def test_a_malformed_description_message_is_dropped_and_a_good_one_still_loads(probe, topic_node):
+    pub = probe.node.create_publisher(String, 'robot_description', LATCHED)
+    try:
+        wait_until(lambda: pub.get_subscription_count() > 0, what='the node on robot_description')
+        pub.publish(b'\x00\x01\x00\x00\xff\xff\xff\x7fjunk')   # a string longer than the payload
+        wait_until(lambda: topic_node.node._health.rejected_messages['malformed'] == 1,
+                   what='the malformed description counted')
+        assert any("Dropped a message on '/robot_description': not a String message" in line
+                   for line in topic_node.logs('warning'))
+        assert topic_node.node.model is None
+        pub.publish(String(data=TOY))
+        wait_until(lambda: topic_node.node.model is not None, what='the good description loaded')
+        assert topic_node.node.model.name == 'toy'
+    finally:
+        probe.node.destroy_publisher(pub)
+
+
+def test_a_failing_parameter_change_is_refused_with_the_reason(probe, topic_node, monkeypatch):
+    def broken(params):
+        raise RuntimeError('boom')
+    monkeypatch.setattr(topic_node.node, '_apply', broken)
+    result, = probe.set_parameters(topic_node.name, frame_prefix='x/')
+    assert not result.successful
+    assert result.reason == 'internal error while applying the change: RuntimeError: boom'
+    assert topic_node.node._health.rejected_messages['internal error'] == 1
+    monkeypatch.undo()
+    assert probe.set_parameters(topic_node.name, frame_prefix='gd2/')[0].successful

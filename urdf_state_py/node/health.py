@@ -1,0 +1,178 @@
+"""What the node counts about its inputs, and the one-line status made from it: no ROS in here.
+
+The node bumps counters in :class:`Health` as things happen (a rejected
+message or description, a clamp, a /tf message): plain attribute and dict
+updates, cheap enough for the JointState hot path. Once per second
+:func:`node_status` turns them, with the current model's view, into the
+level, one-line message and key/values that :mod:`.diagnostics` publishes on
+``/diagnostics``. Every key set here is bounded: reasons are fixed categories
+(never text from a message), joint names come from the model.
+
+:class:`LogThrottle` keeps a noisy source from flooding the log: one line per
+key and period, saying how many were suppressed since the last one.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+__all__ = ['OK', 'WARN', 'ERROR', 'Health', 'LogThrottle', 'ModelView', 'Status', 'node_status']
+
+OK, WARN, ERROR = 0, 1, 2
+_NS = 1_000_000_000
+
+#: A rejection or clamp keeps the status at WARN for this long (then only the counts remain).
+RECENT_S = 10.0
+#: Joint names listed in one key/value (the count is always complete).
+_LISTED = 10
+#: Longest text of the last rejection shown (it may quote a message's content).
+_DETAIL_CHARS = 240
+
+
+def _listed(names: Sequence[str]) -> str:
+    more = f' (+{len(names) - _LISTED} more)' if len(names) > _LISTED else ''
+    return ', '.join(names[:_LISTED]) + more
+
+
+@dataclass
+class Health:
+    """Counters of one node's inputs, updated as they arrive (see the module docstring)."""
+
+    rejected_messages: Counter = field(default_factory=Counter)      # reason -> count
+    rejected_descriptions: Counter = field(default_factory=Counter)  # reason -> count
+    last_rejection: str = ''
+    last_rejection_ns: int = 0
+    tf_published: int = 0
+    messages_with_unknown_names: int = 0
+    non_finite_values: int = 0
+    clamped: dict = field(default_factory=dict)  # joint name -> last clamp (ns); model-bounded
+    last_clamp_ns: int = 0
+
+    def reject_message(self, reason: str, detail: str, now_ns: int) -> int:
+        """Count a dropped message; returns how many were dropped for ``reason`` so far."""
+        self.rejected_messages[reason] += 1
+        self._last(detail, now_ns)
+        return self.rejected_messages[reason]
+
+    def reject_description(self, reason: str, detail: str, now_ns: int) -> None:
+        """Count a refused description (the last good model stays)."""
+        self.rejected_descriptions[reason] += 1
+        self._last(detail, now_ns)
+
+    def clamp(self, joints: Iterable[str], now_ns: int) -> None:
+        for name in joints:
+            self.clamped[name] = now_ns
+        self.last_clamp_ns = now_ns
+
+    def new_model(self) -> None:
+        """Forget what belongs to the previous model (its joint names)."""
+        self.clamped.clear()
+        self.last_clamp_ns = 0
+
+    def _last(self, detail: str, now_ns: int) -> None:
+        self.last_rejection = detail if len(detail) <= _DETAIL_CHARS \
+            else detail[:_DETAIL_CHARS - 3] + '...'
+        self.last_rejection_ns = now_ns
+
+
+@dataclass(frozen=True)
+class ModelView:
+    """What the status needs to know about the current model and joint state."""
+
+    robot: str
+    parser: str
+    links: int
+    joints: int
+    movable: int
+    never_received: Sequence[str]   # movable joints without a value yet
+    stale: Sequence[str]            # received once, but not for longer than stale_after_s
+    clamps: int = 0                 # updates the fast path clamped (it does not warn again)
+    last_clamped: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class Status:
+    level: int
+    message: str
+    values: list[tuple[str, str]]
+
+
+def _recent(then_ns: int, now_ns: int) -> bool:
+    return then_ns > 0 and now_ns - then_ns <= RECENT_S * _NS
+
+
+def node_status(health: Health, view: ModelView | None, *, stale_after_s: float,
+                tf_rate_hz: float, now_ns: int) -> Status:
+    """The node's status now: ERROR without a model, WARN while something needs a look, else OK.
+
+    WARN: joints never received (the complete state is not yet known), stale
+    joints, or a rejection or clamp within the last :data:`RECENT_S` seconds.
+    The message names the worst things first; the values give the detail.
+    """
+    values: list[tuple[str, str]] = []
+    problems: list[str] = []
+    level = OK
+    if view is None:
+        level = ERROR
+        problems.append('no valid robot description loaded')
+    else:
+        values += [('robot', view.robot), ('parser', view.parser), ('links', str(view.links)),
+                   ('joints', f'{view.joints} ({view.movable} movable)')]
+        if view.never_received:
+            problems.append(f'{len(view.never_received)} joint(s) never received: '
+                            'the complete state is not yet known')
+        values += [('joints never received', str(len(view.never_received))),
+                   ('joints never received (names)', _listed(view.never_received))]
+        if view.stale:
+            problems.append(f'{len(view.stale)} joint(s) stale (no update for more than '
+                            f'{stale_after_s:g} s)')
+        values += [('stale joints', str(len(view.stale))),
+                   ('stale joints (names)', _listed(view.stale)),
+                   ('stale after [s]', f'{stale_after_s:g}' if stale_after_s > 0 else 'off')]
+    clamped_now = sorted(n for n, t in health.clamped.items() if _recent(t, now_ns))
+    if clamped_now:
+        problems.append(f'{len(clamped_now)} joint(s) clamped to their limits')
+    values += [('joints clamped', str(len(health.clamped))),
+               ('joints clamped (names)', _listed(sorted(health.clamped)))]
+    if _recent(health.last_rejection_ns, now_ns):
+        problems.append(f'input rejected: {health.last_rejection}')
+    for title, counts in (('rejected messages', health.rejected_messages),
+                          ('rejected descriptions', health.rejected_descriptions)):
+        values.append((title, str(sum(counts.values()))))
+        values += [(f'{title}: {reason}', str(n)) for reason, n in sorted(counts.items())]
+    values += [('messages with names not in the model', str(health.messages_with_unknown_names)),
+               ('non-finite values dropped', str(health.non_finite_values)),
+               ('/tf rate [Hz]', f'{tf_rate_hz:.1f}'),
+               ('/tf messages published', str(health.tf_published)),
+               ('last rejection', health.last_rejection or 'none')]
+    if problems and level == OK:
+        level = WARN
+    if problems:
+        message = '; '.join(problems)
+    elif view is not None:
+        message = f"publishing {view.links} links of '{view.robot}'"
+    else:  # pragma: no cover - view None always adds a problem
+        message = ''
+    return Status(level, message, values)
+
+
+class LogThrottle:
+    """At most one log line per key and ``period_s``; counts what it held back.
+
+    Keys must be bounded (a source and a fixed reason), never message content.
+    """
+
+    def __init__(self, period_s: float = 5.0) -> None:
+        self._period_ns = int(period_s * _NS)
+        self._state: dict = {}   # key -> (last emitted ns, suppressed since)
+
+    def allow(self, key, now_ns: int) -> int | None:
+        """None: hold this line back. Else the number of lines held back since the last one."""
+        last, held = self._state.get(key, (None, 0))
+        if last is not None and now_ns - last < self._period_ns:
+            self._state[key] = (last, held + 1)
+            return None
+        self._state[key] = (now_ns, 0)
+        return held

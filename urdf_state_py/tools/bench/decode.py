@@ -1,0 +1,89 @@
+"""Micro-benchmark of the node's JointState callback and of the raw decoder, without DDS.
+
+``python -m urdf_state_py.tools.bench.decode [--robot PATH] [--trials N]``
+
+The node is built in-process (its own context, topics remapped away from
+/tf and joint_states) and its joint_states callback is called directly with a
+serialised JointState of every movable joint of the robot (default: the
+bundled H1_2): the decoder, the fast path and the publish of the
+pre-serialised /tf, as each message pays them. Prints medians over trials of
+the per-message time of the decoder alone and of the whole callback, with
+publish_frequency 0 (every message is published). Run it on two checkouts
+(e.g. ``PYTHONPATH=<other checkout> python <this file>``) to compare them in
+one session; the machine's noise is in the spread of the trials.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import rclpy
+from rclpy.parameter import Parameter
+from rclpy.serialization import serialize_message
+from sensor_msgs.msg import JointState
+
+from urdf_state_py.node.joint_state_cdr import JointStateReader
+from urdf_state_py.node.state_publisher import UrdfStateNode
+
+def _per_call_us(call, data: bytes, number: int) -> float:
+    start = time.perf_counter()
+    for _ in range(number):
+        call(data)
+    return (time.perf_counter() - start) / number * 1e6
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--robot', type=Path, help='a URDF (default: the bundled H1_2)')
+    ap.add_argument('--trials', type=int, default=15)
+    ap.add_argument('--number', type=int, default=2000, help='calls per trial')
+    args = ap.parse_args(argv)
+    robot = args.robot or Path(__file__).resolve().parents[3] / 'robots' / 'h1_2' / 'h1_2.urdf'
+
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = UrdfStateNode(
+        'urdf_state_bench_decode', context=context,
+        cli_args=['--ros-args', '-r', '/tf:=/bench_decode_tf', '-r',
+                  'joint_states:=bench_decode_joint_states'],
+        parameter_overrides=[Parameter('robot_description', value=robot.read_text()),
+                             Parameter('publish_frequency', value=0.0)])
+    try:
+        model = node.model
+        names = [j.name for j in model.joints if j.is_movable and not j.is_mimic
+                 and len(j.variable_names) == 1]
+        defaults = model.default_positions()     # within every joint's limits: no clamping
+        msg = JointState(name=names, position=[float(defaults[n]) for n in names])
+        payload = serialize_message(msg)   # one payload (its name padding bytes stay the same)
+        callback = node._input.on_raw if hasattr(node, '_input') else node._on_joint_state_raw
+        reader = JointStateReader()
+        stamps = [0]
+
+        def restamped(data):    # a new stamp per call: nothing is rate-limited
+            stamps[0] += 1
+            return data[:4] + int(stamps[0]).to_bytes(4, 'little') + data[8:]
+        series = {'decoder': [], 'callback': []}
+        for _ in range(args.trials):
+            series['decoder'].append(_per_call_us(reader.read, payload, args.number))
+            series['callback'].append(_per_call_us(
+                lambda d: callback(restamped(d)), payload, args.number))
+        restamp = _per_call_us(restamped, payload, args.number)
+        print(f"robot '{model.name}', {len(names)} joints per JointState, "
+              f'{args.trials} trials x {args.number} calls (median, spread):')
+        for key, values in series.items():
+            value = statistics.median(values)
+            if key == 'callback':
+                value -= restamp   # the benchmark's own re-stamping
+            print(f'  {key:9s} {value:7.2f} µs/message  '
+                  f'[{min(values):.2f} .. {max(values):.2f}]')
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
