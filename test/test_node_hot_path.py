@@ -26,6 +26,7 @@ from tf2_msgs.msg import TFMessage  # noqa: E402
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
 from urdf_state_py.node.guards import INTERNAL_ERROR  # noqa: E402
+from urdf_state_py.node.hot_path import unavailable_reason  # noqa: E402
 from urdf_state_py.node.joint_states import JointStateMerger  # noqa: E402
 from urdf_state_py.node.tf_publishing import MovingTransforms  # noqa: E402
 
@@ -110,8 +111,11 @@ def side():
     s.close()
 
 
-@pytest.mark.parametrize('robot', ['talos', 'h1_2', 'multi_dof'])
-def test_hot_path_tf_equals_the_general_path_byte_for_byte(side, robot):
+@pytest.mark.parametrize('robot, hot', [('talos', True), ('h1_2', True), ('multi_dof', True),
+                                        ('h1_2', False)],
+                         ids=['talos', 'h1_2', 'multi_dof', 'h1_2-executor-path'])
+def test_hot_path_tf_equals_the_general_path_byte_for_byte(side, robot, hot):
+    # hot=False: the executor serves joint_states (Humble's path), same bytes expected
     if robot == 'talos':   # skips with the corpus' reason when it is absent
         description = corpus_file(
             'example_robot_data/talos_data/robots/talos_full_v2.urdf').read_text()
@@ -119,12 +123,15 @@ def test_hot_path_tf_equals_the_general_path_byte_for_byte(side, robot):
         description = H1_2.read_text()
     else:
         description = MULTI_DOF
+    ns = f'/hot_{robot}_{int(hot)}'
     node = NodeUnderTest(f'urdf_state_hot_{robot}', {
         'robot_description': description, 'publish_frequency': 0.0, 'ignore_timestamp': True},
-        namespace=f'/hot_{robot}')
+        namespace=ns, hot_path=hot)
     try:
-        assert node.node._input.hot_path is not None and node.node._input.hot_path.running
-        pub = side.node.create_publisher(JointState, f'/hot_{robot}/joint_states', 100)
+        hot_path = node.node._input.hot_path
+        assert (hot_path is not None and hot_path.running) if hot else hot_path is None
+        assert (node.node._input.subscription in list(node.node.subscriptions)) != hot
+        pub = side.node.create_publisher(JointState, f'{ns}/joint_states', 100)
         wait_until(lambda: pub.get_subscription_count() > 0, what='the node subscribing')
         reference = GeneralPath(description)
         names = driven_variables(reference.model)
@@ -255,3 +262,12 @@ def test_a_message_that_fails_is_counted_logged_once_and_the_thread_goes_on(side
     finally:
         node.close()
     assert not hot.running                                   # stopped with the node
+
+
+def test_without_the_low_level_api_the_executor_path_is_chosen_with_a_reason():
+    class HumbleLikeNode:          # Humble's Node keeps its subscriptions name-mangled
+        _Node__subscriptions: list = []
+
+    assert unavailable_reason() is None                       # this rclpy has the API
+    reason = unavailable_reason(HumbleLikeNode(), object())
+    assert reason and 'private' in reason
