@@ -3,9 +3,10 @@
 The node runs through its real entry point in its own process, three driver
 processes publish ~21,000 JointStates per second together for a few seconds
 (as many as this machine lets them), and GetParameters is asked all along.
-Before the hot path, with the EventsExecutor, answers climbed to 10 s timeouts
-and RSS grew without bound; the limits here are loose on purpose (a loaded CI
-machine), and speed itself is the benchmark's business.
+Without the hot path, EventsExecutor queues one event per message: RSS grows
+~3 MB/s for as long as the flood lasts (parameters answer since they got a
+thread of their own; issue 10 saw them time out too). The limits are loose
+on purpose (a loaded CI machine); speed itself is the benchmark's business.
 """
 import pytest
 
@@ -20,11 +21,16 @@ from urdf_state_py.tools.bench.flood import run_flood  # noqa: E402
 @pytest.mark.parametrize('executor', ['auto', 'single'])
 def test_parameters_answer_and_tf_flows_during_a_flood(executor, tmp_path):
     urdf = H1_2.read_text()
-    result = run_flood(urdf, executor, loopback_env(), tmp_path, seconds=4.0, publishers=3,
-                       rate=21000.0, after=2.0, timeout=5.0, tag=f'flood_{executor}')
+    result = run_flood(urdf, executor, loopback_env(), tmp_path, seconds=6.0, publishers=3,
+                       rate=21000.0, after=5.0, timeout=5.0, tag=f'flood_{executor}')
     assert result['asked'] >= 3, result
-    assert result['timeouts'] == 0, result
-    assert result['answer_max_s'] < 3.0, result
+    assert result['timeouts'] == 0, result               # every answer within 5 s
+    # Typically a few ms (a rare answer takes seconds on a loaded machine: the maximum is
+    # the benchmark's business); without the hot path, EventsExecutor: 0.7 s and climbing.
+    assert result['answer_p50_s'] < 0.2, result
     assert result['out_hz'] > 0, result                  # /tf kept flowing
     assert result['recovery_s'] is not None and result['recovery_s'] < 3.0, result
-    assert result['rss_max_mb'] - result['rss_start_mb'] < 60.0, result
+    # No backlog: once the flood stops, so does /tf, and memory does not grow with the
+    # flood (without the hot path, EventsExecutor queues an event per message: +3 MB/s).
+    assert result['tf_after'] < 50, result
+    assert result['rss_slope_mb_s'] < 1.5, result
