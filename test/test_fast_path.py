@@ -216,8 +216,10 @@ def test_a_joint_clamped_for_the_first_time_goes_to_the_general_path_once(toy):
     hits = twin.fast_hits
     twin.step(names, np.array([0.8, 0.2]), 2 * NS, 2 * NS, False)   # j3 = 1.7 > 1.5: warn
     assert twin.fast_hits == hits
+    assert fast.clamps == 0
     twin.step(names, np.array([0.9, 0.2]), 3 * NS, 3 * NS, False)   # j3 again: fast now
     assert twin.fast_hits == hits + 1
+    assert fast.clamps == 1 and fast.last_clamped == ['j3']   # counted for /diagnostics
     twin.step(names, np.array([1.2, 0.2]), 4 * NS, 4 * NS, False)   # j1 itself: new, general
     assert twin.fast_hits == hits + 1
     twin.step(names, np.array([1.3, 0.2]), 5 * NS, 5 * NS, False)

@@ -25,6 +25,7 @@ from tf2_msgs.msg import TFMessage  # noqa: E402
 
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
+from urdf_state_py.node.guards import INTERNAL_ERROR  # noqa: E402
 from urdf_state_py.node.joint_states import JointStateMerger  # noqa: E402
 from urdf_state_py.node.tf_publishing import MovingTransforms  # noqa: E402
 
@@ -208,3 +209,49 @@ def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side):
     finally:
         stop.set()
         node.close()
+
+
+def test_a_message_that_fails_is_counted_logged_once_and_the_thread_goes_on(side):
+    node = NodeUnderTest('urdf_state_bad', {
+        'robot_description': TOY, 'publish_frequency': 0.0, 'ignore_timestamp': True},
+        namespace='/bad')
+    try:
+        hot = node.node._input.hot_path
+        dropped = node.node._health.rejected_messages   # reason -> count (/diagnostics)
+        pub = side.node.create_publisher(JointState, '/bad/joint_states', 100)
+        wait_until(lambda: pub.get_subscription_count() > 0, what='the node subscribing')
+        # Whatever the decoder's policy on bad input, a handler that raises must cost
+        # that message only: the reader fails on the next five messages.
+        reader = node.node._input._reader
+        real_read, failing = reader.read, [5]
+
+        class Failing:
+            def read(self, data):
+                if failing[0] > 0:
+                    failing[0] -= 1
+                    raise RuntimeError('injected failure')
+                return real_read(data)
+
+        node.node._input._reader = Failing()
+        deadline = time.monotonic() + 15.0
+        while dropped[INTERNAL_ERROR] < 5:                  # (the first may precede matching)
+            assert time.monotonic() < deadline, f'{dropped} failed messages counted'
+            pub.publish(joint_state_bytes(['a', 'b'], [0.1, 0.5], time.time_ns()))
+            retry = time.monotonic() + 0.05
+            while dropped[INTERNAL_ERROR] < 5 and time.monotonic() < retry:
+                time.sleep(0.002)
+        assert hot.running and dropped[INTERNAL_ERROR] == 5
+        failures = [line for line in node.logs('warning') if 'injected failure' in line]
+        assert len(failures) == 1, failures                 # throttled: one line for the burst
+        stamp = time.time_ns()
+        deadline = time.monotonic() + 15.0
+        while stamp not in side.received():                 # and the next good one goes out
+            assert time.monotonic() < deadline, 'no /tf after the failed messages'
+            pub.publish(joint_state_bytes(['a', 'b'], [0.1, 0.5], stamp))
+            retry = time.monotonic() + 0.2
+            while stamp not in side.received() and time.monotonic() < retry:
+                time.sleep(0.002)
+        side.node.destroy_publisher(pub)
+    finally:
+        node.close()
+    assert not hot.running                                   # stopped with the node

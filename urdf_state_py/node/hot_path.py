@@ -225,6 +225,8 @@ class HotPath:
                         try:
                             handler(taken[0])
                         except Exception as exc:  # noqa: BLE001 - skip this message only
+                            if not self._context.ok():
+                                return  # shutting down (Ctrl-C): publishing fails, say nothing
                             errors.record(exc)
                         if self._stopping:
                             break

@@ -282,7 +282,7 @@ def main(argv=None) -> int:
         flood.print_table(floods)
         results['flood'] = floods
 
-    rows = targets(results)
+    rows = [row for row in targets(results) if row[3] != 'n/a']   # only what this run measured
     table(['target', 'limit', 'measured', 'verdict'], rows, title='\n== Targets ==')
     results['targets'] = [dict(zip(('target', 'limit', 'measured', 'verdict'), r)) for r in rows]
     elapsed = time.monotonic() - started
