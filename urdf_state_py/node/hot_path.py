@@ -50,6 +50,8 @@ from contextlib import ExitStack
 
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 
+from .health import LogThrottle
+
 __all__ = ['HotPath', 'MessageErrors', 'hot_path_requested', 'unavailable_reason']
 
 #: Longest wait before the loop re-checks its stop flag (the guard condition is
@@ -98,19 +100,15 @@ class MessageErrors:
         self._logger = logger
         self._what = what
         self.count = 0
-        self._last_log = -_ERROR_LOG_PERIOD_S
-        self._unlogged = 0
+        self._throttle = LogThrottle(_ERROR_LOG_PERIOD_S)
 
     def record(self, exc: BaseException) -> None:
         """One more failure; logged when the last report is old enough."""
         self.count += 1
-        self._unlogged += 1
-        now = time.monotonic()
-        if now - self._last_log < _ERROR_LOG_PERIOD_S:
+        held = self._throttle.allow(self._what, time.monotonic_ns())
+        if held is None:
             return
-        more = (f' ({self._unlogged - 1} more since the last report)'
-                if self._unlogged > 1 else '')
-        self._last_log, self._unlogged = now, 0
+        more = f' ({held} more since the last report)' if held else ''
         try:
             self._logger.error(f'Failed to handle {self._what}: {type(exc).__name__}: {exc}'
                                f'{more}; skipped it (failures so far: {self.count})')
