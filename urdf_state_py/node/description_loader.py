@@ -89,6 +89,7 @@ class Loaded:
     moving: MovingTransforms
     clamp_warned: WarnOnce
     fast: FastPath           # the common case of a JointState, fused (see fast_path)
+    parsed: Model | None = None   # as parsed, before the joint settings (see assemble)
 
     def summary(self) -> str:
         m = self.model
@@ -151,16 +152,33 @@ class DescriptionLoader:
             parser = self._registry.select(source.text)   # cheap: scores only
         result = self._parser.parse(source.text, parser, options_of(parser),
                                     self.policy(source))
-        kin = Kinematics(result.model)
-        merger = JointStateMerger(result.model, kin.variable_index, kin.default_positions(),
+        return self.assemble(source, result.published, result.parser, result.model, cfg)
+
+    def assemble(self, source: Source, description: str, parser: str, parsed: Model,
+                 cfg: Mapping[str, Any]) -> Loaded:
+        """Everything for the parsed model ``parsed`` under the node's settings ``cfg``.
+
+        ``cfg['joint_settings']`` (joint_state_publisher's dependent joints, soft
+        limits, zeros) shapes the model and its defaults; a rule the model cannot
+        take is logged and left out (it was refused already if set at run time).
+        """
+        settings = cfg.get('joint_settings')
+        model, defaults_of = parsed, None
+        if settings is not None:
+            model, defaults_of = settings.shape(parsed, cfg, self._logger)
+        kin = Kinematics(model)
+        defaults = kin.default_positions()
+        if defaults_of is not None:
+            defaults_of(kin.variable_index, defaults)
+        merger = JointStateMerger(model, kin.variable_index, defaults,
                                   frequency=cfg['publish_frequency'],
                                   ignore_timestamp=cfg['ignore_timestamp'])
         moving = MovingTransforms(kin, cfg['frame_prefix'])
         warned = WarnOnce()   # shared: the fast path clamps a joint once it was warned about
-        return Loaded(source=source, description=result.published, parser=result.parser,
-                      model=result.model, kinematics=kin, merger=merger,
+        return Loaded(source=source, description=description, parser=parser,
+                      model=model, kinematics=kin, merger=merger,
                       fixed=kin.fixed_transforms(), moving=moving, clamp_warned=warned,
-                      fast=FastPath(merger, kin, moving, warned))
+                      fast=FastPath(merger, kin, moving, warned), parsed=parsed)
 
     def rejected(self, origin: str, error: DescriptionError, keeping: bool) -> str:
         """The one place a description is refused: log it, count it; returns the reason."""

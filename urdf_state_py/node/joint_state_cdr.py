@@ -157,6 +157,27 @@ class JointStateReader:
         sec, nanosec = _STAMP[order].unpack_from(data, 4)
         return names, positions, sec, nanosec
 
+    def read_all(self, data: bytes) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray,
+                                             int, int]:
+        """``(names, positions, velocities, efforts, sec, nanosec)``: :meth:`read` plus the
+        velocity and effort arrays (for the several-sources path, which publishes them).
+
+        :meth:`read` has checked every count against the payload, so the second
+        walk over the arrays cannot fail.
+        """
+        names, positions, sec, nanosec = self.read(data)
+        if data[3] & 3:
+            data = data[:len(data) - (data[3] & 3)]
+        order, double_align = _ENCAPSULATIONS[data[:2]]
+        uint32 = _UINT32[order]
+        end = _doubles(data, self._count_at, uint32, double_align, 'position')[2]
+        arrays = []
+        for field in ('velocity', 'effort'):
+            count, start, end = _doubles(data, _align(end, 4), uint32, double_align, field)
+            arrays.append(np.frombuffer(data, dtype=_DOUBLES[order], count=count,
+                                        offset=start).astype(np.float64))
+        return names, positions, arrays[0], arrays[1], sec, nanosec
+
     def _read_names(self, data: bytes, encapsulation: tuple[str, int]) -> tuple[tuple[str, ...], int]:
         """Full decode of frame_id and names; remembers the section for the next message."""
         uint32 = _UINT32[encapsulation[0]]

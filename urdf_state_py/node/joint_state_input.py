@@ -49,7 +49,10 @@ class JointStateInput:
     """
 
     def __init__(self, node, tf_publisher, current: Callable[[], tuple[Any, Mapping[str, Any]]],
-                 guard: CallbackGuard, health: Health, *, hot_path: bool | None = None) -> None:
+                 guard: CallbackGuard, health: Health, *, hot_path: bool | None = None,
+                 subscribe: bool = True) -> None:
+        """``subscribe``: False with ``source_list`` (see sources.py: the node then reads
+        the listed topics, and publishes on joint_states rather than reading it)."""
         self._node = node
         self._tf_pub = tf_publisher
         self._current = current
@@ -63,12 +66,18 @@ class JointStateInput:
         self.last_tf_ns = 0
         #: Messages whose handling raised (skipped, logged throttled).
         self.errors = MessageErrors(node.get_logger())
+        self.subscription = None
+        self._topic = 'joint_states'
+        self.hot_path: HotPath | None = None
+        if subscribe:
+            self._subscribe(node, hot_path)
+
+    def _subscribe(self, node, hot_path: bool | None) -> None:
         handler = self.errors.guarded(self.on_raw)
         self.subscription = node.create_subscription(
             JointState, 'joint_states', handler, qos_profile_sensor_data,
             qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
         self._topic = self.subscription.topic_name
-        self.hot_path: HotPath | None = None
         if hot_path_requested(hot_path):
             self.hot_path = HotPath.attach(node, self.subscription, self.on_raw, self.errors)
 
@@ -114,27 +123,35 @@ class JointStateInput:
                 self._guard.report(self._topic, INTERNAL_ERROR, f'{type(err).__name__}: {err}')
 
     def _on_fields(self, loaded, cfg: Mapping[str, Any], names, positions, sec: int,
-                   nanosec: int, now_ns: int) -> None:
-        """The general path of a JointState (:meth:`on_raw` tries the fast path first)."""
+                   nanosec: int, now_ns: int, topic: str | None = None):
+        """The general path of a JointState (:meth:`on_raw` tries the fast path first).
+
+        Returns the effective configuration published on /tf (None: nothing published).
+        """
         update = loaded.merger.update(names, positions, sec * _NS + nanosec, now_ns,
                                       cfg['publish_default_positions'])
         for warning in update.warnings:
             self._node.get_logger().warning(warning)
+        topic = topic or self._topic
         if update.error:
-            self._guard.report(self._topic, update.reason, update.error)
+            self._guard.report(topic, update.reason, update.error)
         if update.ignored:
             self._health.messages_with_unknown_names += 1
-            self._guard.log(self._topic, 'unknown names', update.ignored, now_ns)
+            self._guard.log(topic, 'unknown names', update.ignored, now_ns)
         self._health.non_finite_values += update.non_finite
         if update.publish and update.joints:
-            self.publish_moving(loaded, update.joints, sec, nanosec, now_ns,
-                                cfg['ignore_limits'])
+            return self.publish_moving(loaded, update.joints, sec, nanosec, now_ns,
+                                       cfg['ignore_limits'])
+        return None
 
     # -- publishing (also the node's, under the lock) ------------------------------
 
     def publish_moving(self, loaded, joints: tuple[str, ...], sec: int, nanosec: int,
-                       now_ns: int, ignore_limits: bool) -> None:
-        """Publish ``joints`` stamped ``sec``/``nanosec``; ``now_ns``: the node clock now."""
+                       now_ns: int, ignore_limits: bool):
+        """Publish ``joints`` stamped ``sec``/``nanosec``; ``now_ns``: the node clock now.
+
+        Returns the effective configuration (limits and mimic rules applied).
+        """
         q_eff, clamped = loaded.kinematics.resolve(loaded.merger.q, ignore_limits)
         fresh = loaded.fast.resolved(clamped, ignore_limits)
         if len(clamped):
@@ -144,6 +161,7 @@ class JointStateInput:
         self._tf_pub.publish(loaded.moving.payload_at(joints, q_eff, sec, nanosec))
         self.last_tf_ns = now_ns
         self._health.tf_published += 1
+        return q_eff
 
     def publish_defaults(self, loaded, ignore_limits: bool) -> None:
         """Publish the joints that never received a state, at their defaults, stamped now."""

@@ -291,6 +291,20 @@ class JointStateMerger:
             chosen.update(self._followers[name])
         return tuple(sorted(chosen, key=self._order.__getitem__))
 
+    def adopt(self, old: 'JointStateMerger') -> None:
+        """Take over the values ``old`` received (a settings change rebuilt the model):
+        joints of both that are not mimic joints here keep their value; the rest stay
+        at their (new) defaults."""
+        for name in old._received:
+            joint = self.model.joint_map.get(name)
+            if joint is None or joint.is_mimic or joint.variable_names != \
+                    old.model.joint_map[name].variable_names:
+                continue
+            for var in joint.variable_names:
+                self.q[self._index[var]] = old.q[old._index[var]]
+                self.seen_ns[self._index[var]] = old.seen_ns[old._index[var]]
+            self._mark_received((name,))
+
     # -- the per-message entry point ------------------------------------------
 
     def update(self, names: Sequence[str], positions: Sequence[float], stamp_ns: int = 0,

@@ -16,6 +16,7 @@ from typing import Any
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.validate_topic_name import validate_topic_name
 
 __all__ = ['PARAMETERS', 'ParamSpec', 'declare', 'declare_spec', 'float_range', 'node_parameters',
            'parameter_type_of']
@@ -165,7 +166,34 @@ PARAMETERS: dict[str, tuple[Any, str]] = {
         False, 'Publish joints that never received a state at their default position.'),
     'diagnostics.stale_after': (
         1.0, 'A joint not updated for this long [s] is reported stale on /diagnostics; 0 = off.'),
+    # joint_state_publisher's parameters (see sources.py); zeros.<joint> and
+    # dependent_joints.<joint>.* are declared from the start-up values (see joint_settings.py).
+    'source_list': ([], 'Joint state topics to merge, instead of joint_states; non-empty: '
+                        'the merged state is published on joint_states (read-only).'),
+    'rate': (10.0, 'With source_list: /joint_states is re-published at least this often [Hz].'),
+    'use_smallest_joint_limits': (
+        False, 'Clamp to the <safety_controller> soft limits where they are narrower.'),
+    'integrate_velocity': ([], 'Joints whose position is integrated from velocity-only '
+                               'messages (wheels).'),
 }
+
+#: Bounds of rate [Hz] (joint_state_publisher divides by it).
+RATE_BOUNDS = (0.1, 1000.0)
+
+
+def topics_problem(topics: list[str]) -> str | None:
+    """Why ``source_list`` cannot be subscribed (None: every entry is a valid topic name)."""
+    for topic in topics:
+        try:
+            validate_topic_name(topic)
+        except Exception as err:  # noqa: BLE001 - rclpy's InvalidTopicNameException and kin
+            return f"'{topic}' is not a valid topic name: {str(err).splitlines()[0]}"
+    return None
+
+
+def _duplicates_problem(names: list[str]) -> str | None:
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    return f"'{repeated[0]}' is listed twice" if repeated else None
 
 
 def node_parameters(registry: Any, extra: Iterable[ParamSpec] = ()) -> dict[str, ParamSpec]:
@@ -178,10 +206,12 @@ def node_parameters(registry: Any, extra: Iterable[ParamSpec] = ()) -> dict[str,
             return None
         return f"unknown parser '{parser}' (available: auto, {', '.join(names)})"
 
-    checks = {'parser': parser_problem}
-    bounds = {'publish_frequency': (0.0, MAX_FREQUENCY), 'diagnostics.stale_after': (0.0, 3600.0)}
+    checks = {'parser': parser_problem, 'source_list': topics_problem,
+              'integrate_velocity': _duplicates_problem}
+    bounds = {'publish_frequency': (0.0, MAX_FREQUENCY), 'diagnostics.stale_after': (0.0, 3600.0),
+              'rate': RATE_BOUNDS}
     specs = {name: ParamSpec(name, default, text,
-                             read_only=name == 'use_robot_description_topic',
+                             read_only=name in ('use_robot_description_topic', 'source_list'),
                              bounds=bounds.get(name), check=checks.get(name))
              for name, (default, text) in PARAMETERS.items()}
     specs.update((spec.name, spec) for spec in extra)

@@ -40,10 +40,12 @@ from .description_loader import LOADER_PARAMETERS, DescriptionLoader, Loaded, So
 from .diagnostics import DiagnosticsPublisher, model_view
 from .guards import INTERNAL_ERROR, CallbackGuard
 from .health import Health
+from .joint_settings import declare_joint_parameters, is_joint_parameter
 from .joint_state_input import JointStateInput
 from .param_services import ParameterServices
 from .params import PARAMETERS, declare_spec, node_parameters
 from .qos import DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, quiet_publisher_events
+from .sources import SourceInput, source_topics
 from .spin import make_executor, spin_until_shutdown
 from .tf_publishing import static_message
 
@@ -91,6 +93,7 @@ class UrdfStateNode(Node):
             cfg[name] = declare_spec(self, spec)
         self._option_params: dict[str, tuple[str, str]] = {
             f'{p.name}.{o.name}': (p.name, o.name) for p in self._registry for o in p.options}
+        cfg['joint_settings'] = declare_joint_parameters(self)   # zeros.*, dependent_joints.*
         self._cfg = cfg
         self._loader = DescriptionLoader(self._registry, cfg, self.get_logger())
         self._loader.on_rejected = lambda kind, reason: self._health.reject_description(
@@ -105,9 +108,19 @@ class UrdfStateNode(Node):
         if not self._use_topic:
             self._description_pub = self.create_publisher(String, 'robot_description',
                                                           DESCRIPTION_QOS, event_callbacks=events)
-        # joint_states -> /tf, on a thread of its own where possible (joint_state_input).
-        self._input = JointStateInput(self, self._tf_pub, lambda: (self._loaded, self._cfg),
-                                      self._guard, self._health, hot_path=hot_path)
+        # joint_states -> /tf, on a thread of its own where possible (joint_state_input);
+        # with source_list: the listed topics -> /tf and joint_states (sources).
+        topics, warnings = source_topics(self, cfg['source_list'])
+        for warning in warnings:
+            self.get_logger().warning(warning)
+        if cfg['source_list'] and not topics:
+            self.get_logger().warning('source_list names no other topic than the output: '
+                                      'reading joint_states, publishing no joint states')
+        current = lambda: (self._loaded, self._cfg)   # noqa: E731
+        self._input = JointStateInput(self, self._tf_pub, current, self._guard, self._health,
+                                      hot_path=hot_path, subscribe=not topics)
+        self._sources = SourceInput(self, topics, self._input, current, self._guard,
+                                    hot_path=hot_path) if topics else None
         # raw: a malformed description payload fails in our guard, not inside rclpy.
         self._description_sub = None
         if self._use_topic:
@@ -141,6 +154,8 @@ class UrdfStateNode(Node):
                 except DescriptionError as err:
                     self._loader.rejected('the start-up parameter', err, keeping=False)
         self._input.start()
+        if self._sources is not None:
+            self._sources.start(cfg['rate'])
 
     def destroy_node(self) -> None:
         """Stop the diagnostics' and joint_states' threads, the loader (a parse in progress
@@ -148,9 +163,9 @@ class UrdfStateNode(Node):
         diagnostics = getattr(self, '_diagnostics', None)   # None: __init__ failed early
         if diagnostics is not None:
             diagnostics.close()
-        joint_states = getattr(self, '_input', None)
-        if joint_states is not None:
-            joint_states.stop()
+        for serving in (getattr(self, '_input', None), getattr(self, '_sources', None)):
+            if serving is not None:
+                serving.stop()
         loader = getattr(self, '_loader', None)
         if loader is not None:
             loader.close()
@@ -296,7 +311,11 @@ class UrdfStateNode(Node):
         """Validate the whole batch, then apply it; raises _Rejected naming the problem."""
         cfg = dict(self._cfg)
         changed = set()
+        joint_updates = {}
         for param in params:
+            if is_joint_parameter(param.name) and param.type_ != Parameter.Type.NOT_SET:
+                joint_updates[param.name] = param.value
+                continue
             if param.name not in cfg:
                 continue  # not ours (e.g. use_sim_time)
             if param.type_ == Parameter.Type.NOT_SET:
@@ -307,8 +326,20 @@ class UrdfStateNode(Node):
             self._check_change(param.name, value)
             cfg[param.name] = value
             changed.add(param.name)
+        if joint_updates:
+            try:
+                cfg['joint_settings'] = cfg['joint_settings'].changed(joint_updates)
+            except ValueError as err:
+                raise _Rejected(str(err)) from None
+            changed.add('joint_settings')
         if not changed:
             return
+        reshaped = changed & _JOINT_SETTINGS
+        loaded = self._loaded
+        if reshaped and loaded is not None and loaded.parsed is not None:
+            problem = cfg['joint_settings'].problem(loaded.parsed, cfg)
+            if problem:
+                raise _Rejected(problem)
         new_loaded = None
         source = self._source
         if changed & ({'robot_description', 'parser'} | set(self._option_params)):
@@ -324,6 +355,10 @@ class UrdfStateNode(Node):
                 except DescriptionError as err:
                     raise _Rejected(self._loader.rejected(
                         'a parameter change', err, keeping=self._loaded is not None)) from None
+        elif reshaped - {'integrate_velocity'} and loaded is not None and loaded.parsed is not None:
+            new_loaded = self._loader.assemble(loaded.source, loaded.description, loaded.parser,
+                                               loaded.parsed, cfg)
+            new_loaded.merger.adopt(loaded.merger)
         with self._input.lock:  # everything validated: apply, between two JointStates
             self._commit(cfg, changed, source, new_loaded)
 
@@ -334,6 +369,8 @@ class UrdfStateNode(Node):
         self._source = source
         if 'publish_default_positions' in changed:
             self._update_defaults_timer()
+        if 'rate' in changed and self._sources is not None:
+            self._sources.set_rate(cfg['rate'])
         if new_loaded is not None:
             self._install(new_loaded)
             return
@@ -355,6 +392,10 @@ class UrdfStateNode(Node):
             self._loaded = loaded
         if 'ignore_limits' in changed:
             loaded.clamp_warned.reset()
+
+
+#: Settings that shape the model or its defaults (checked against it, see joint_settings).
+_JOINT_SETTINGS = frozenset({'joint_settings', 'use_smallest_joint_limits', 'integrate_velocity'})
 
 
 class _Rejected(Exception):
