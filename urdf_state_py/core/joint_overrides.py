@@ -98,7 +98,10 @@ def apply_overrides(model: Model, dependent: Mapping[str, DependentJoint],
                 raise ValueError(f'{where}: only 1-DOF joints can depend on one another')
             if joint.is_mimic:
                 warnings.append(f"{where} replaces the URDF's <mimic> of joint '{joint.name}'")
-            joint = replace(joint, mimic=Mimic(rule.parent, rule.factor, rule.offset))
+            try:
+                joint = replace(joint, mimic=Mimic(rule.parent, rule.factor, rule.offset))
+            except DescriptionError as err:   # e.g. a joint depending on itself
+                raise ValueError(f'{where}: {err}') from None
             changed = True
         if use_smallest_joint_limits and joint.is_bounded and joint.safety is not None:
             lower = max(joint.limits.lower, joint.safety.soft_lower_limit)

@@ -169,7 +169,7 @@ PARAMETERS: dict[str, tuple[Any, str]] = {
     # joint_state_publisher's parameters (see sources.py); zeros.<joint> and
     # dependent_joints.<joint>.* are declared from the start-up values (see joint_settings.py).
     'source_list': ([], 'Joint state topics to merge, instead of joint_states; non-empty: '
-                        'the merged state is published on joint_states (read-only).'),
+                        'the merged state is published on joint_states (set at start-up).'),
     'rate': (10.0, 'With source_list: /joint_states is re-published at least this often [Hz].'),
     'use_smallest_joint_limits': (
         False, 'Clamp to the <safety_controller> soft limits where they are narrower.'),
@@ -211,7 +211,7 @@ def node_parameters(registry: Any, extra: Iterable[ParamSpec] = ()) -> dict[str,
     bounds = {'publish_frequency': (0.0, MAX_FREQUENCY), 'diagnostics.stale_after': (0.0, 3600.0),
               'rate': RATE_BOUNDS}
     specs = {name: ParamSpec(name, default, text,
-                             read_only=name in ('use_robot_description_topic', 'source_list'),
+                             read_only=name == 'use_robot_description_topic',
                              bounds=bounds.get(name), check=checks.get(name))
              for name, (default, text) in PARAMETERS.items()}
     specs.update((spec.name, spec) for spec in extra)

@@ -297,6 +297,9 @@ class UrdfStateNode(Node):
         problem = self._specs[name].problem(value)
         if problem:
             raise _Rejected(f"parameter '{name}': {problem}")
+        if name == 'source_list':   # not read-only for rclpy: an empty list has no type
+            raise _Rejected("parameter 'source_list' is set at start-up: the subscriptions "
+                            'and the joint_states output are made once')
         if name in _FILE_ROOTS and self._loader.runtime_policy != TRUSTED:
             raise _Rejected(f"parameter '{name}' is set at launch: it declares which files a "
                             'description set at run time may read (description.runtime_xacro'
