@@ -10,8 +10,14 @@ Arguments:
   namespace     namespace of the node (and of its relative topics)
   frame_prefix  prepended to every frame id
   use_sim_time  use /clock
+  source_list   joint state topics to merge, separated by spaces (joint_state_publisher's
+                ``source_list``; "" -- the default -- reads joint_states as
+                robot_state_publisher does); non-empty: the merged state is published
+                on joint_states
   params_file   parameters file (default: config/urdf_state.yaml of this package);
-                the arguments above override what it says
+                the arguments above override what it says (zeros.<joint>,
+                dependent_joints.<joint>.*, rate, integrate_velocity,
+                use_smallest_joint_limits: give them in this file)
 
 xacro is expanded by the node itself, not by ``Command(['xacro ', model])`` as
 in robot_state_publisher's examples: the launch file passes the *file contents*
@@ -46,6 +52,8 @@ ARGUMENTS = {
     'namespace': ('', 'namespace of the node'),
     'frame_prefix': ('', 'prefix prepended to every published frame id'),
     'use_sim_time': ('false', 'use simulation (/clock) time'),
+    'source_list': ('', 'joint state topics to merge, "arm/joint_states gripper/joint_states" '
+                        '(the node then publishes the merged state on joint_states)'),
     'params_file': (PathJoinSubstitution([FindPackageShare(PACKAGE), 'config', 'urdf_state.yaml']),
                     'parameters file; the other arguments override its values'),
 }
@@ -76,6 +84,9 @@ def _launch_node(context, *args, **kwargs):
     if xacro_args:
         # An empty list would carry no type; leave the parameter at its default then.
         overrides['xacro.args'] = xacro_args
+    source_list = shlex.split(LaunchConfiguration('source_list').perform(context))
+    if source_list:
+        overrides['source_list'] = source_list   # as xacro.args: [] would carry no type
     params_file = LaunchConfiguration('params_file').perform(context)
     parameters = ([params_file] if params_file else []) + [overrides]
     return [Node(

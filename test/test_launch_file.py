@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 LAUNCH_FILE = REPO / 'launch' / 'urdf_state.launch.py'
 CONFIG_FILE = REPO / 'config' / 'urdf_state.yaml'
 LAUNCH_ARGUMENTS = {'model', 'xacro_args', 'namespace', 'frame_prefix', 'use_sim_time',
-                    'params_file'}
+                    'source_list', 'params_file'}
 # Declared by rclpy itself (or by QoS overriding), not by the node's code.
 INFRASTRUCTURE = {'use_sim_time', 'start_type_description_service'}
 
@@ -101,12 +101,39 @@ def test_launch_node_action_parameters(tmp_path):
     context = LaunchContext()
     context.launch_configurations.update({
         'model': str(model), 'xacro_args': 'p:=x "q:=a b"', 'namespace': 'ns',
-        'frame_prefix': 'left/', 'use_sim_time': 'true', 'params_file': str(CONFIG_FILE)})
+        'frame_prefix': 'left/', 'use_sim_time': 'true', 'params_file': str(CONFIG_FILE),
+        'source_list': ''})
     module = _load_launch_module()
     (node,) = module._launch_node(context)
     assert isinstance(node, Node)
     assert node.node_package == 'urdf_state_py'
     assert node.node_executable == 'urdf_state'
+
+
+def _launch_overrides(context, module):
+    """The parameter dict the launch file hands the Node (its last ``parameters`` entry)."""
+    import unittest.mock
+    with unittest.mock.patch.object(module, 'Node') as node:
+        module._launch_node(context)
+    return node.call_args.kwargs['parameters'][-1]
+
+
+def test_launch_passes_source_list_through(tmp_path):
+    """``source_list:="arm/joint_states grip"`` becomes the node's string array; "" leaves
+    the parameter at its default (the node as robot_state_publisher)."""
+    pytest.importorskip('launch', reason='launch is not installed (ROS 2 launch framework)')
+    pytest.importorskip('launch_ros', reason='launch_ros is not installed')
+    from launch import LaunchContext
+    model = tmp_path / 'robot.urdf'
+    model.write_text('<robot name="r"><link name="a"/></robot>')
+    module = _load_launch_module()
+    context = LaunchContext()
+    context.launch_configurations.update({
+        'model': str(model), 'xacro_args': '', 'namespace': '', 'frame_prefix': '',
+        'use_sim_time': 'false', 'params_file': '', 'source_list': 'arm/joint_states grip'})
+    assert _launch_overrides(context, module)['source_list'] == ['arm/joint_states', 'grip']
+    context.launch_configurations['source_list'] = ''
+    assert 'source_list' not in _launch_overrides(context, module)
 
 
 # --------------------------------------------------------------------------- config

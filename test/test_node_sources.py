@@ -14,6 +14,7 @@ import threading
 
 import numpy as np
 import pytest
+from test_hostile_inputs import NodeProcess as _HostileProcess
 
 pytestmark = pytest.mark.ros
 
@@ -29,11 +30,11 @@ MODEL = '''<robot name="srcbot">
   <link name="base"/><link name="la"/><link name="lm"/><link name="ld"/><link name="lg"/>
   <link name="lc"/><link name="lw"/><link name="lf"/>
   <joint name="a" type="revolute"><parent link="base"/><child link="la"/>
-    <origin xyz="1 0 0"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>
+    <origin xyz="0.5 0 0.2"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="2" velocity="3"/>
   </joint>
   <joint name="m" type="revolute"><parent link="la"/><child link="lm"/>
-    <origin xyz="0 1 0"/><axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="1" velocity="1"/>
-    <mimic joint="a" multiplier="2" offset="0"/>
+    <origin xyz="0 0.5 0"/><axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="2" velocity="3"/>
+    <mimic joint="a" multiplier="2"/>
   </joint>
   <joint name="d" type="revolute"><parent link="lm"/><child link="ld"/>
     <origin xyz="0 0 1"/><axis xyz="1 0 0"/><limit lower="-2" upper="2" effort="1" velocity="1"/>
@@ -58,10 +59,10 @@ def _yaml(params: dict) -> str:
     return yaml.safe_dump({'/**': {'ros__parameters': params}})
 
 
-class NodeProcess:
+class NodeProcess(_HostileProcess):
     """``python -m urdf_state_py.node`` in namespace /srcs with ``params``; its log lines."""
 
-    def __init__(self, tmp_path, name, params) -> None:
+    def __init__(self, tmp_path, name, params) -> None:   # noqa: super() is the TOY node
         path = tmp_path / f'{name}.yaml'
         path.write_text(_yaml(params))
         self.name = f'{NAMESPACE}/{name}'
@@ -74,23 +75,8 @@ class NodeProcess:
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
-    def _read(self) -> None:
-        for line in self.proc.stdout:
-            self.lines.append(line.rstrip('\n'))
-
     def logged(self, text: str) -> bool:
         return any(text in line for line in list(self.lines))
-
-    def close(self) -> str:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._reader.join(timeout=5)
-        return '\n'.join(self.lines)
 
 
 class JointStatesRecorder:

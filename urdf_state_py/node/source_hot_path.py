@@ -112,15 +112,22 @@ class SourcesHotPath(HotPath):
                                     return
                                 errors.record(exc)
                         pending = still
-                        now = time.perf_counter()
-                        if busy_since is None:
-                            busy_since = now
-                        elif now - busy_since > _BUSY_YIELD_AFTER_S:
-                            time.sleep(_YIELD_S)  # let the executor thread have the GIL
-                            busy_since = time.perf_counter()
+                        busy_since = _yield_when_busy(busy_since)
                     busy_since = None
                 except Exception as exc:  # noqa: BLE001 - wait/take failed
                     if self._stopping or not self._context.ok():
                         break
                     errors.record(exc)
                     time.sleep(0.01)  # never a busy loop on a persistent failure
+
+
+def _yield_when_busy(busy_since: float | None) -> float:
+    """After :data:`_BUSY_YIELD_AFTER_S` of work without an idle wait, sleep :data:`_YIELD_S`
+    so the executor thread gets the GIL (see hot_path); returns the new start of the work."""
+    now = time.perf_counter()
+    if busy_since is None:
+        return now
+    if now - busy_since > _BUSY_YIELD_AFTER_S:
+        time.sleep(_YIELD_S)
+        return time.perf_counter()
+    return busy_since

@@ -14,6 +14,8 @@ Sections:
   node process's whole CPU per /tf message over long windows, fresh processes
   per run, medians of runs (issue 10's independent protocol), at 1 kHz and
   flat out. E.g. ``./dev.sh bench --only user --robots talos h1_2``;
+- ``sources``: the user protocol at 1 kHz with one ``joint_states`` source beside two
+  sources merged with ``source_list`` (the node then also publishes ``/joint_states``);
 - ``flood``: :mod:`urdf_state_py.tools.bench.flood`, several publishers as fast
   as they can for 20 s: parameter answer times, /tf out, RSS, recovery.
 
@@ -58,7 +60,7 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(prog='python -m urdf_state_py.tools.bench', description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--quick', action='store_true', help='shorter run (< 2 min)')
-    ap.add_argument('--only', action='append', choices=('fk', 'e2e', 'mem', 'user', 'flood'),
+    ap.add_argument('--only', action='append', choices=('fk', 'e2e', 'mem', 'user', 'sources', 'flood'),
                     help='run only this section (repeatable)')
     ap.add_argument('--robots', nargs='+', metavar='ROBOT',
                     help='robots for every selected section: talos, h1_2, panda, anymal, romeo, '
@@ -272,6 +274,15 @@ def main(argv=None) -> int:
         loads = (load_before, open('/proc/loadavg', encoding='ascii').read().strip())
         user_run.print_table(user, cfg['user_runs'], cfg['user_seconds'], 1.0, loads)
         results['user'] = {'results': user, 'loadavg': loads}
+
+    if 'sources' in sections:
+        from . import user_run
+        robots = robots_for(('h1_2',))
+        runs = (cfg['user_runs'], cfg['user_seconds'], 1.0, env, log_dir)
+        single = user_run.run(robots, ['auto'], [TARGET_RATE], *runs)
+        merged = user_run.run(robots, ['auto'], [TARGET_RATE], *runs, sources=2)
+        user_run.print_sources_table(single, merged)
+        results['sources'] = {'single': single, 'merged': merged}
 
     if 'flood' in sections:
         from . import flood

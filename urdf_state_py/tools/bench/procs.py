@@ -174,12 +174,13 @@ EXECUTORS = {'auto': None, 'single': 'single', 'events': 'events'}
 
 
 def start_node(urdf: str, executor: str, env: dict, log_dir: Path, tag: str,
-               command: list[str] | None = None) -> Proc:
+               command: list[str] | None = None, extra: dict | None = None) -> Proc:
     """The project's node through its real entry point, ``python -m urdf_state_py.node``
     (or ``command``, e.g. the script ``ros2 run`` runs), with ``URDF_STATE_EXECUTOR``
     set from ``executor`` (see :data:`EXECUTORS`); under cProfile
     (:mod:`urdf_state_py.tools.bench.node_runner`) when the environment asks for it."""
-    params = {'robot_description': urdf, 'publish_frequency': 0.0, 'ignore_timestamp': True}
+    params = {'robot_description': urdf, 'publish_frequency': 0.0, 'ignore_timestamp': True,
+              **(extra or {})}   # extra: e.g. source_list (see user_run.source_specs)
     fd, path = tempfile.mkstemp(prefix=f'bench_params_{tag}_', suffix='.yaml', dir=log_dir)
     with os.fdopen(fd, 'w', encoding='utf-8') as f:
         f.write(params_yaml(params))

@@ -62,28 +62,58 @@ def start_floor(tf_spec: dict, env: dict, log_dir: Path, tag: str) -> Proc:
                 env, log_dir, stdin=False)
 
 
+def source_specs(js_spec: dict, sources: int) -> tuple[list[dict], dict]:
+    """The driver specs and the node's extra parameters for ``sources`` joint state sources.
+
+    1: today's single ``joint_states`` publisher, no extra parameter. More: the
+    joints split into that many groups, each published on its own topic
+    (``bench_source_<k>``), the node merging them with ``source_list`` (and so
+    also publishing the merged ``joint_states``).
+    """
+    if sources <= 1:
+        return [js_spec], {}
+    specs = []
+    for k in range(sources):
+        part = slice(k, None, sources)
+        specs.append(dict(js_spec, topic=f'bench_source_{k}', names=js_spec['names'][part],
+                          lower=js_spec['lower'][part], upper=js_spec['upper'][part]))
+    return specs, {'source_list': [spec['topic'] for spec in specs]}
+
+
 def one_run(robot, executor: str, rate: float, duration: float, warmup: float, env: dict,
-            log_dir: Path, tag: str) -> dict:
-    """Fresh node + sink + driver; one warm-up and one measured window."""
+            log_dir: Path, tag: str, sources: int = 1) -> dict:
+    """Fresh node + sink + driver(s); one warm-up and one measured window.
+
+    ``sources`` > 1: that many drivers on their own topics, each at ``rate / sources``
+    (the node's input rate stays ``rate``), merged by the node (see :func:`source_specs`).
+    """
     js_spec, tf_spec = model_spec(robot.urdf)
-    node = sink = driver = None
+    specs, extra = source_specs(js_spec, sources)
+    node = sink = None
+    drivers = []
     try:
         if executor == 'floor':
             node = start_floor(tf_spec, env, log_dir, tag)
         else:
             node = start_node(robot.urdf, executor, env, log_dir, tag,
-                              command=ros2_run_command())
+                              command=ros2_run_command(), extra=extra)
         sink = start_sink(env, log_dir, tag)
-        driver = start_driver(js_spec, env, log_dir, tag)
-        driver.wait_event('ready', 60.0)
-        warm_up(driver, sink)
+        drivers = [start_driver(spec, env, log_dir, f'{tag}_{k}') for k, spec in enumerate(specs)]
+        for driver in drivers:
+            driver.wait_event('ready', 60.0)
+            warm_up(driver, sink)
         sink.request('report', 10.0, cmd='report')  # forget the discovery bursts
-        driver.send(cmd='run', rate=rate, duration=warmup + duration)
+        for driver in drivers:
+            driver.send(cmd='run', rate=rate / len(drivers), duration=warmup + duration)
         time.sleep(warmup)
         start_ns = time.time_ns()
         cpu0, live0 = proc_stat_cpu_s(node.pid), node.cpu()
-        done = driver.wait_event('done', warmup + duration + 60.0)
+        dones = [driver.wait_event('done', warmup + duration + 60.0) for driver in drivers]
         cpu1, live1 = proc_stat_cpu_s(node.pid), node.cpu()
+        done = {'t_first_ns': min(d['t_first_ns'] for d in dones),
+                't_last_ns': max(d['t_last_ns'] for d in dones),
+                'sent': sum(d['sent'] for d in dones),
+                'elapsed': max(d['elapsed'] for d in dones)}
         _drain(sink)
         rep = sink.request('report', 10.0, cmd='report', since_ns=done['t_first_ns'],
                            until_ns=done['t_last_ns'], window_ns=[start_ns, done['t_last_ns']])
@@ -98,12 +128,12 @@ def one_run(robot, executor: str, rate: float, duration: float, warmup: float, e
                 'lat_p50_us': rep['lat_p50_us'], 'lat_p99_us': rep['lat_p99_us'],
                 'rss_mb': node.rss() / 2 ** 20}
     finally:
-        stop_chain(node, driver, sink)
+        stop_chain(node, *drivers, sink)
 
 
 def run(robots, executors: list[str], rates: list[float], runs: int, duration: float,
-        warmup: float, env: dict, log_dir: Path) -> list[dict]:
-    """Medians of ``runs`` runs per robot, executor and rate."""
+        warmup: float, env: dict, log_dir: Path, sources: int = 1) -> list[dict]:
+    """Medians of ``runs`` runs per robot, executor and rate (``sources``: see one_run)."""
     results = []
     for robot in robots:
         for executor in executors:
@@ -111,9 +141,11 @@ def run(robots, executors: list[str], rates: list[float], runs: int, duration: f
                 trials = []
                 for k in range(runs):
                     tag = f'user_{robot.name}_{executor}_{rate_label(rate)}_{k}'.replace('~', '')
+                    if sources > 1:
+                        tag += f'_{sources}src'
                     try:
                         trials.append(one_run(robot, executor, rate, duration, warmup, env,
-                                              log_dir, tag))
+                                              log_dir, tag, sources))
                     except ProcError as exc:
                         log(f'user run {tag} failed: {exc}')
                         continue
@@ -127,7 +159,7 @@ def run(robots, executors: list[str], rates: list[float], runs: int, duration: f
                 keys = ('cpu_us', 'cpu_live_threads_us', 'cpu_pct', 'in_hz', 'out_hz',
                         'lat_p50_us', 'lat_p99_us', 'rss_mb')
                 summary = {k: median([t[k] for t in trials]) for k in keys}
-                summary.update(robot=robot.name, executor=executor, rate=rate,
+                summary.update(robot=robot.name, executor=executor, rate=rate, sources=sources,
                                lost=sum(t['lost'] for t in trials),
                                sent=sum(t['sent'] for t in trials),
                                cpu_runs=[t['cpu_us'] for t in trials], trials=trials)
@@ -152,3 +184,18 @@ def print_table(results: list[dict], runs: int, duration: float, warmup: float,
           'latency µs over the window')
     if loadavg:
         print(f'   /proc/loadavg before: {loadavg[0]}; after: {loadavg[1]}')
+
+
+def print_sources_table(single: list[dict], merged: list[dict]) -> None:
+    """Node CPU per update with one source (joint_states) beside N sources (source_list,
+    /joint_states published too), same robot, executor and input rate."""
+    rows = []
+    for m in merged:
+        s = next((r for r in single if (r['robot'], r['executor'], r['rate']) ==
+                  (m['robot'], m['executor'], m['rate'])), None)
+        rows.append([m['robot'], m['executor'], rate_label(m['rate']),
+                     s['cpu_us'] if s else None, m['cpu_us'], m['sources'],
+                     m['out_hz'], m['lost']])
+    table(['robot', 'executor', 'in Hz', 'µs/update 1 source', 'µs/update merged',
+           'sources', '/tf Hz', 'lost'], rows,
+          title='Node CPU per update: joint_states vs source_list (+ /joint_states out)')
