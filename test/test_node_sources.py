@@ -95,12 +95,17 @@ class JointStatesRecorder:
         with self.lock:
             self.got.append(msg)
 
-    def wait(self, predicate, what):
+    def mark(self) -> int:
+        with self.lock:
+            return len(self.got)
+
+    def wait(self, predicate, what, since=0):
+        """The newest message received after the ``since``-th for which ``predicate`` holds."""
         from test_node_harness import wait_until
 
         def find():
             with self.lock:
-                return next((m for m in reversed(self.got) if predicate(m)), None)
+                return next((m for m in reversed(self.got[since:]) if predicate(m)), None)
         return wait_until(find, DEADLINE, what)
 
     def send(self, topic, stamp_ns, names, position=(), velocity=(), effort=()):
@@ -268,6 +273,27 @@ def test_bad_values_via_set_parameters_are_refused(probe, node):
     js.send('arm', t, ['a'], [0.5])
     out = js.wait(lambda m: stamp_ns(m) == t, '/joint_states after the refused changes')
     assert values(out)['d'] == pytest.approx(-0.4) and values(out)['c'] == values(before)['c']
+
+
+def test_valid_changes_at_run_time(probe, node):
+    """A new dependent_joints factor rebuilds the model and keeps what the sources gave;
+    a new rate re-creates the timer; a value for a dependent joint is overridden."""
+    process, js = node
+    (result,) = probe.set_parameters(process.name, **{'dependent_joints.d.factor': -2.0})
+    assert result.successful, result.reason
+    (result,) = probe.set_parameters(process.name, rate=50.0)
+    assert result.successful, result.reason
+    t = probe.now_ns()
+    js.send('grip', t, ['d'], [1.5])   # d follows a: overridden, one warning
+    js.send('arm', t + 1, ['a'], [0.25])
+    out = js.wait(lambda m: stamp_ns(m) == t + 1, '/joint_states after the new factor')
+    v = values(out)
+    assert v["d"] == pytest.approx(-2.0 * 0.25 + 0.1) and v["g"] == pytest.approx(0.02), v
+    assert process.logged("Ignored the value given for mimic joint 'd': it follows joint 'a'")
+    last, since = stamp_ns(out), js.mark()
+    # The timer goes on re-publishing while nothing arrives (stamped with the node clock).
+    later = js.wait(lambda m: stamp_ns(m) > last, 'a re-published /joint_states', since)
+    assert values(later)['d'] == pytest.approx(v['d'])
 
 
 def test_bad_values_at_start_up_are_ignored_with_one_error_each(probe, tmp_path):
