@@ -177,6 +177,13 @@ def test_zeros_before_any_source_then_replaced(probe, node):
     # The warnings of the start-up: the output left out, a topic listed twice.
     assert process.logged("source_list: 'joint_states' is the node's own output")
     assert process.logged("source_list: 'arm' (/srcs/arm) is listed twice: subscribed once")
+    graph = probe.node
+
+    def readers(topic):
+        return [i.node_name for i in graph.get_subscriptions_info_by_topic(topic)]
+    from test_node_harness import wait_until
+    wait_until(lambda: readers(f'{NAMESPACE}/arm') == ['src_node'], DEADLINE, 'one reader')
+    assert 'src_node' not in readers(f'{NAMESPACE}/joint_states')   # no loop
     since, t = probe.mark(), probe.now_ns()
     js.send('grip', t, ['c'], [-0.6])
     msg = tf_with(probe, 'lc', since, stamp=t)

@@ -30,7 +30,8 @@ from urdf_state_py.core.joint_overrides import (DEPENDENT_FIELDS, apply_override
 from urdf_state_py.core.model import Model
 from .params import declare
 
-__all__ = ['JointSettings', 'declare_joint_parameters', 'integrate_problem', 'is_joint_parameter']
+__all__ = ['JointSettings', 'declare_joint_parameters', 'integrate_problem', 'integrated_joints',
+           'is_joint_parameter']
 
 _PREFIXES = ('zeros.', 'dependent_joints.')
 

@@ -14,7 +14,10 @@ Topics (as robot_state_publisher):
 * publishes ``/tf`` (reliable, volatile, depth 100): moving joints, stamped with
   the JointState's stamp;
 * subscribes ``joint_states`` (sensor data QoS, overridable) and, with
-  ``use_robot_description_topic``, ``robot_description``.
+  ``use_robot_description_topic``, ``robot_description``;
+* with ``source_list`` (joint_state_publisher's job, see :mod:`.sources`):
+  subscribes the listed topics instead of ``joint_states`` and publishes the
+  merged state on ``joint_states``.
 
 Parameters: see :data:`urdf_state_py.node.params.PARAMETERS` and the README.
 """
