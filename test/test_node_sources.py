@@ -62,13 +62,13 @@ def _yaml(params: dict) -> str:
 class NodeProcess(_HostileProcess):
     """``python -m urdf_state_py.node`` in namespace /srcs with ``params``; its log lines."""
 
-    def __init__(self, tmp_path, name, params) -> None:   # noqa: super() is the TOY node
+    def __init__(self, tmp_path, name, params, namespace=NAMESPACE) -> None:   # noqa: not TOY
         path = tmp_path / f'{name}.yaml'
         path.write_text(_yaml(params))
-        self.name = f'{NAMESPACE}/{name}'
+        self.name = f'{namespace}/{name}'
         self.proc = subprocess.Popen(
             [sys.executable, '-m', 'urdf_state_py.node', '--ros-args', '-r', f'__node:={name}',
-             '-r', f'__ns:={NAMESPACE}', '--params-file', str(path)],
+             '-r', f'__ns:={namespace}', '--params-file', str(path)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env=dict(os.environ, PYTHONUNBUFFERED='1'))
         self.lines: list[str] = []
@@ -329,3 +329,43 @@ def test_bad_values_at_start_up_are_ignored_with_one_error_each(probe, tmp_path)
         assert process.logged('Merging') is False
     finally:
         print(process.close()[-4000:])
+
+
+def test_integrate_velocity_on_plain_joint_states(probe, tmp_path):
+    """Without source_list: joint_states is read by the integrating path, nothing is
+    published on joint_states, and a run-time integrate_velocity is refused when the
+    node started without one."""
+    from sensor_msgs.msg import JointState
+    from test_node_harness import wait_until
+    params = {'robot_description': MODEL, 'frame_prefix': PREFIX.replace('srcs', 'plain'),
+              'publish_frequency': 0.0, 'integrate_velocity': ['w']}
+    process = NodeProcess(tmp_path, 'plain_node', params, namespace='/plainjs')
+    plain = NodeProcess(tmp_path, 'plain_other', {'robot_description': MODEL},
+                        namespace='/plainjs2')
+    pub = probe.node.create_publisher(JointState, '/plainjs/joint_states', 10)
+    try:
+        wait_until(lambda: pub.get_subscription_count() > 0, DEADLINE, 'the node')
+        for node in (process, plain):
+            wait_until(lambda: node.logged("Robot 'srcbot' loaded"), DEADLINE, 'the model')
+        writers = probe.node.get_publishers_info_by_topic('/plainjs/joint_states')
+        assert [w.node_name for w in writers if w.node_name == 'plain_node'] == []
+        t0 = probe.now_ns()
+        for k, (dt, velocity) in enumerate([(0.0, 4.0), (0.25, 0.0)]):
+            since, stamp = probe.mark(), t0 + int(dt * NS)
+            msg = JointState(name=['w'], velocity=[velocity])
+            msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp, NS)
+            pub.publish(msg)
+
+            def lw(m, stamp=stamp):
+                return any(t.child_frame_id == 'plain/lw' and
+                           t.header.stamp.sec * NS + t.header.stamp.nanosec == stamp
+                           for t in m.transforms)
+            got = probe.wait_tf(lw, since, DEADLINE, 'plain/lw')
+            r = next(t for t in got.transforms if t.child_frame_id == 'plain/lw').transform
+            assert abs(2.0 * math.atan2(r.rotation.z, r.rotation.w) - 4.0 * dt) < 1e-9
+        (result,) = probe.set_parameters(plain.name, integrate_velocity=['w'])
+        assert not result.successful and 'start-up' in result.reason
+    finally:
+        probe.node.destroy_publisher(pub)
+        process.close()
+        plain.close()

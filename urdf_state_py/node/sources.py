@@ -85,7 +85,9 @@ class SourceInput:
     """
 
     def __init__(self, node, topics: list[str], joint_states, current, guard, *,
-                 hot_path: bool | None = None) -> None:
+                 hot_path: bool | None = None, output: bool = True) -> None:
+        """``output``: publish the merged ``joint_states`` (False: ``integrate_velocity``
+        on a plain ``joint_states`` input, which is then read here, and nothing is published)."""
         self._node = node
         self._input = joint_states
         self._current = current
@@ -93,7 +95,8 @@ class SourceInput:
         self._state: _SourceState | None = None
         self.last_ns = 0    # node clock of the last /joint_states publication
         self.published = 0
-        self._publisher = node.create_publisher(JointState, 'joint_states', OUTPUT_DEPTH)
+        self._publisher = node.create_publisher(JointState, 'joint_states', OUTPUT_DEPTH) \
+            if output else None
         routes = []
         for topic in topics:
             handler = self._handler(topic)
@@ -106,11 +109,13 @@ class SourceInput:
         if hot_path_requested(hot_path):
             self.hot_path = SourcesHotPath.attach_all(node, routes, joint_states.errors)
         self._timer = None
-        node.get_logger().info(f"Merging joint states from {', '.join(topics) or 'no topic'} "
-                               f"into {self._publisher.topic_name}")
+        if output:
+            node.get_logger().info(f"Merging joint states from {', '.join(topics)} "
+                                   f'into {self._publisher.topic_name}')
 
     def start(self, rate: float) -> None:
-        self.set_rate(rate)
+        if self._publisher is not None:
+            self.set_rate(rate)
         if self.hot_path is not None:
             self.hot_path.start()
 
@@ -120,6 +125,8 @@ class SourceInput:
 
     def set_rate(self, rate: float) -> None:
         """(Re)create the re-publish timer: it ticks twice per period, so no gap exceeds 1/rate."""
+        if self._publisher is None:
+            return
         if self._timer is not None:
             self._node.destroy_timer(self._timer)
         self._period_ns = int(_NS / rate)
@@ -190,6 +197,8 @@ class SourceInput:
 
     def _publish(self, state: _SourceState, q_eff: np.ndarray, sec: int, nanosec: int,
                  now_ns: int) -> None:
+        if self._publisher is None:
+            return
         fields = state.output.fields(q_eff)
         msg = JointState(name=fields.name, position=fields.position, velocity=fields.velocity,
                          effort=fields.effort)

@@ -119,11 +119,17 @@ class UrdfStateNode(Node):
         if cfg['source_list'] and not topics:
             self.get_logger().warning('source_list names no other topic than the output: '
                                       'reading joint_states, publishing no joint states')
+        # integrate_velocity without source_list: joint_states through the merging path.
+        integrate_plain = not topics and bool(cfg['integrate_velocity'])
         current = lambda: (self._loaded, self._cfg)   # noqa: E731
         self._input = JointStateInput(self, self._tf_pub, current, self._guard, self._health,
-                                      hot_path=hot_path, subscribe=not topics)
-        self._sources = SourceInput(self, topics, self._input, current, self._guard,
-                                    hot_path=hot_path) if topics else None
+                                      hot_path=hot_path, subscribe=not topics and not
+                                      integrate_plain)
+        self._sources = None
+        if topics or integrate_plain:
+            self._sources = SourceInput(
+                self, topics or [self.resolve_topic_name('joint_states')], self._input,
+                current, self._guard, hot_path=hot_path, output=not integrate_plain)
         # raw: a malformed description payload fails in our guard, not inside rclpy.
         self._description_sub = None
         if self._use_topic:
@@ -303,6 +309,9 @@ class UrdfStateNode(Node):
         if name == 'source_list':   # not read-only for rclpy: an empty list has no type
             raise _Rejected("parameter 'source_list' is set at start-up: the subscriptions "
                             'and the joint_states output are made once')
+        if name == 'integrate_velocity' and value and self._sources is None:
+            raise _Rejected("parameter 'integrate_velocity': with source_list empty, give it at "
+                            'start-up (joint_states is then read by the path that integrates)')
         if name in _FILE_ROOTS and self._loader.runtime_policy != TRUSTED:
             raise _Rejected(f"parameter '{name}' is set at launch: it declares which files a "
                             'description set at run time may read (description.runtime_xacro'
