@@ -174,7 +174,7 @@ class SourceInput:
                 state.output.record(rows, velocities[at] if len(velocities) == len(names)
                                     else None, efforts[at] if len(efforts) == len(names) else None)
             merged_names, merged_positions = names, positions
-            if len(positions) != len(names):   # no positions: the integrated ones, if any
+            if not len(positions) and len(names):   # no positions: the integrated ones, if any
                 merged_names, merged_positions = state.integrator.positions(
                     names, positions, velocities, stamp_ns, loaded.merger.q)
                 if not merged_names and len(velocities) == len(names):
