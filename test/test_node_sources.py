@@ -30,7 +30,8 @@ MODEL = '''<robot name="srcbot">
   <link name="base"/><link name="la"/><link name="lm"/><link name="ld"/><link name="lg"/>
   <link name="lc"/><link name="lw"/><link name="lf"/>
   <joint name="a" type="revolute"><parent link="base"/><child link="la"/>
-    <origin xyz="0.5 0 0.2"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="2" velocity="3"/>
+    <origin xyz="0.5 0 0.2"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="2" velocity="3"/>
   </joint>
   <joint name="m" type="revolute"><parent link="la"/><child link="lm"/>
     <origin xyz="0 0.5 0"/><axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="2" velocity="3"/>
@@ -77,6 +78,11 @@ class NodeProcess(_HostileProcess):
 
     def logged(self, text: str) -> bool:
         return any(text in line for line in list(self.lines))
+
+    def wait_logged(self, text: str) -> bool:
+        """Whether ``text`` is logged within the deadline (the log pipe may lag behind DDS)."""
+        from test_node_harness import wait_until
+        return bool(wait_until(lambda: self.logged(text), DEADLINE, f'the log line {text!r}'))
 
 
 class JointStatesRecorder:
@@ -175,8 +181,8 @@ def test_zeros_before_any_source_then_replaced(probe, node):
     msg = tf_with(probe, 'lc')
     assert angle_z(msg, 'lc') == pytest.approx(ZERO_C, abs=1e-9)
     # The warnings of the start-up: the output left out, a topic listed twice.
-    assert process.logged("source_list: 'joint_states' is the node's own output")
-    assert process.logged("source_list: 'arm' (/srcs/arm) is listed twice: subscribed once")
+    assert process.wait_logged("source_list: 'joint_states' is the node's own output")
+    assert process.wait_logged("source_list: 'arm' (/srcs/arm) is listed twice: subscribed once")
     graph = probe.node
 
     def readers(topic):
@@ -214,7 +220,7 @@ def test_two_sources_merge_and_newest_wins(probe, node):
     assert 2.0 * math.atan2(r.x, r.w) == pytest.approx(0.2 + 0.1, abs=1e-9)   # ... about x
     out = js.wait(lambda m: stamp_ns(m) == t2, '/joint_states after the third source')
     assert values(out)['a'] == pytest.approx(-0.2) and values(out)['m'] == pytest.approx(-0.4)
-    assert process.logged("Joint 'a' is given by two sources, '/srcs/arm' and '/srcs/extra'")
+    assert process.wait_logged("Joint 'a' is given by two sources, '/srcs/arm' and '/srcs/extra'")
 
 
 def test_joint_states_is_what_tf_implies(probe, node):
@@ -296,7 +302,7 @@ def test_valid_changes_at_run_time(probe, node):
     out = js.wait(lambda m: stamp_ns(m) == t + 1, '/joint_states after the new factor')
     v = values(out)
     assert v["d"] == pytest.approx(-2.0 * 0.25 + 0.1) and v["g"] == pytest.approx(0.02), v
-    assert process.logged("Ignored the value given for mimic joint 'd': it follows joint 'a'")
+    assert process.wait_logged("Ignored the value given for mimic joint 'd': it follows joint 'a'")
     last, since = stamp_ns(out), js.mark()
     # The timer goes on re-publishing while nothing arrives (stamped with the node clock).
     later = js.wait(lambda m: stamp_ns(m) > last, 'a re-published /joint_states', since)
@@ -323,7 +329,7 @@ def test_bad_values_at_start_up_are_ignored_with_one_error_each(probe, tmp_path)
     try:
         wait_until(lambda: process.logged("Robot 'srcbot' loaded"), DEADLINE, 'the model')
         for text in expected:
-            assert process.logged(text), text
+            assert process.wait_logged(text), text
         assert process.proc.poll() is None
         # source_list fell back to its default: the node reads joint_states as today.
         assert process.logged('Merging') is False
@@ -338,7 +344,9 @@ def test_integrate_velocity_on_plain_joint_states(probe, tmp_path):
     from sensor_msgs.msg import JointState
     from test_node_harness import wait_until
     params = {'robot_description': MODEL, 'frame_prefix': PREFIX.replace('srcs', 'plain'),
-              'publish_frequency': 0.0, 'integrate_velocity': ['w']}
+              'publish_frequency': 0.0, 'integrate_velocity': ['w'],
+              'qos_overrides': {'/plainjs/joint_states': {'subscription': {
+                  'reliability': 'reliable', 'history': 'keep_all'}}}}
     process = NodeProcess(tmp_path, 'plain_node', params, namespace='/plainjs')
     plain = NodeProcess(tmp_path, 'plain_other', {'robot_description': MODEL},
                         namespace='/plainjs2')
