@@ -57,10 +57,11 @@ hash_str() { sha256sum | cut -c1-32; }
 stamp_ok() { [[ -f "$VENV/.stamp-$1" && "$(cat "$VENV/.stamp-$1")" == "$2" ]]; }
 stamp_set() { printf '%s\n' "$2" > "$VENV/.stamp-$1"; }
 
-# What changes the editable install (metadata, entry points). data_files need
+# What changes the editable install (metadata, entry points, the native
+# extension's C sources: it is built in place). data_files need
 # no re-install: they are symlinked into $VENV/share (see setup_package).
 package_hash() {
-  (cd "$ROOT" && cat setup.py setup.cfg package.xml) | hash_str
+  (cd "$ROOT" && cat setup.py setup.cfg package.xml urdf_state_py/node/_native/*) | hash_str
 }
 
 interfaces_hash() {

@@ -1,0 +1,117 @@
+"""The native (C) JointState decoder against the Python reader, payload for payload.
+
+The Python reader (``joint_state_cdr.py``) is checked against rclpy's own
+deserialisation by ``test_joint_state_cdr.py``; this module feeds the very same
+fuzz (real serialised messages, truncated, random, mutated, absurd counts, bad
+strings) to both decoders and requires the same verdict: identical fields, or a
+rejection with the same reason and the same text. It skips only where the
+extension is not built; ``native.status()`` decides whether the node uses it.
+"""
+import struct
+
+import numpy as np
+import pytest
+
+pytest.importorskip('rclpy')
+
+from rclpy.serialization import serialize_message  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from test_joint_state_cdr import (count_offsets, mutations, names_payload,  # noqa: E402
+                                  random_joint_state)
+
+from urdf_state_py.node import native  # noqa: E402
+from urdf_state_py.node.joint_state_cdr import JointStateReader, MalformedJointState  # noqa: E402
+
+pytestmark = pytest.mark.ros
+
+
+@pytest.fixture(scope='module')
+def module():
+    # URDF_STATE_NATIVE=off only switches the node; the decoder is tested wherever it is built.
+    status = native.status()
+    if status.module is not None:
+        return status.module
+    try:
+        return native._import(None)
+    except ImportError as err:
+        pytest.skip(f'native extension not built: {err}')
+
+
+def verdict(reader, data):
+    try:
+        names, positions, sec, nanosec = reader.read(data)
+    except MalformedJointState as err:
+        return ('rejected', err.reason, str(err))
+    assert positions.dtype == np.float64
+    return ('accepted', names, positions.tobytes(), sec, nanosec)
+
+
+def test_fuzz_same_verdict_as_the_python_reader(module):
+    # the seed and draw order of test_joint_state_cdr's fuzz: the very same payloads
+    rng = np.random.default_rng(11)
+    warm = (JointStateReader(), native.NativeJointStateReader(module))  # caches across messages
+    accepted = rejected = 0
+    for _ in range(400):
+        data = serialize_message(random_joint_state(rng))
+        for _pass in range(2):  # a fresh pair of readers per pass, as there
+            fresh = (JointStateReader(), native.NativeJointStateReader(module))
+            for bad in [data, *mutations(rng, data)]:
+                for py, c in (fresh, warm):
+                    expected = verdict(py, bad)
+                    assert verdict(c, bad) == expected, bad.hex()
+                if expected[0] == 'accepted':
+                    accepted += 1
+                else:
+                    rejected += 1
+    assert accepted > 100 and rejected > 2000, (accepted, rejected)
+
+
+def test_repeated_names_keep_the_tuple(module):
+    reader = native.NativeJointStateReader(module)
+    msg = JointState(name=['hip', 'knee', '関節'], position=[1.0, 2.0, 3.0])
+    first = reader.read(serialize_message(msg))[0]
+    msg.position = [4.0, 5.0]
+    names, positions, _, _ = reader.read(serialize_message(msg))
+    assert names is first and positions.tolist() == [4.0, 5.0]
+    msg.name = ['hip', 'knee', 'toe']
+    assert reader.read(serialize_message(msg))[0] == ('hip', 'knee', 'toe')
+
+
+@pytest.mark.parametrize('raw', [b'joint', b'', b'jo\0int\0', b'\xff\xfejoint\0', b'\xed\xa0\x80\0',
+                                 b'\xc0\xaf\0', b'\xf4\x90\x80\x80\0', b'\xe2\x82\0', b'\x80\0'])
+def test_bad_strings_same_verdict(module, raw):
+    data = names_payload([b'a\0', raw])
+    expected = verdict(JointStateReader(), data)
+    assert expected[0] == 'rejected' and 'name[1]' in expected[2]
+    assert verdict(native.NativeJointStateReader(module), data) == expected
+
+
+def test_valid_utf8_edges_are_accepted(module):
+    edges = ['\u007f', '\u0080', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffff', '\U00010000',
+             '\U0010ffff']
+    data = names_payload([s.encode() + b'\0' for s in edges])
+    assert verdict(native.NativeJointStateReader(module), data) == verdict(JointStateReader(), data)
+    assert native.NativeJointStateReader(module).read(data)[0] == tuple(edges)
+
+
+def test_absurd_counts_and_name_cap(module):
+    data = serialize_message(JointState(name=[f'j{i}' for i in range(100)], position=[0.0] * 100))
+    for cap in (None, 100, 99, 0):
+        py, c = JointStateReader(max_names=cap), native.NativeJointStateReader(module, cap)
+        assert verdict(c, data) == verdict(py, data)
+    for at in count_offsets(data):
+        for value in (2**31, 2**32 - 1, 2**31 - 1):
+            bad = data[:at] + struct.pack('<I', value) + data[at + 4:]
+            assert verdict(native.NativeJointStateReader(module), bad) == \
+                verdict(JointStateReader(), bad)
+
+
+def test_abi_check_refuses_another_ros(module, tmp_path):
+    import rclpy
+    info = module.build_info()
+    assert native.abi_mismatch(info, rclpy.__file__) is None
+    assert 'rcl' in native.abi_mismatch({**info, 'rcl': '0.0.0'}, rclpy.__file__)
+    assert 'uses' in native.abi_mismatch({**info, 'loaded_rcl': str(tmp_path / 'lib/librcl.so')},
+                                         rclpy.__file__)
+    other = tmp_path / 'lib/python3.11/site-packages/rclpy/__init__.py'
+    assert 'rclpy comes from' in native.abi_mismatch(info, str(other))
