@@ -1,4 +1,4 @@
-"""The native (C) JointState decoder against the Python reader, payload for payload.
+"""The native (C) JointState decoder against the Python reader, payload for payload; when it may run.
 
 The Python reader (``joint_state_cdr.py``) is checked against rclpy's own
 deserialisation by ``test_joint_state_cdr.py``; this module feeds the very same
@@ -115,3 +115,37 @@ def test_abi_check_refuses_another_ros(module, tmp_path):
                                          rclpy.__file__)
     other = tmp_path / 'lib/python3.11/site-packages/rclpy/__init__.py'
     assert 'rclpy comes from' in native.abi_mismatch(info, str(other))
+
+
+@pytest.fixture
+def fresh_status(monkeypatch):
+    """native.status() decided again under the test's environment, then restored."""
+    native.status.cache_clear()
+    yield monkeypatch
+    native.status.cache_clear()
+
+
+@pytest.mark.parametrize('value', ['off', 'OFF', '0', 'false'])
+def test_switched_off_the_python_decoder_serves(fresh_status, value):
+    fresh_status.setenv('URDF_STATE_NATIVE', value)
+    status = native.status()
+    assert status.module is None and status.reason == 'URDF_STATE_NATIVE=off'
+    assert status.summary == 'joint_states decoder: Python (URDF_STATE_NATIVE=off)'
+    assert type(native.joint_state_reader()) is JointStateReader
+
+
+def test_an_unloadable_build_falls_back_saying_why(fresh_status, tmp_path):
+    fresh_status.delenv('URDF_STATE_NATIVE', raising=False)
+    fresh_status.setenv('URDF_STATE_NATIVE_MODULE', str(tmp_path / 'missing.so'))
+    status = native.status()
+    assert status.module is None and 'not built or not loadable' in status.reason
+    assert type(native.joint_state_reader()) is JointStateReader
+
+
+def test_a_matching_build_serves(fresh_status, module):
+    fresh_status.delenv('URDF_STATE_NATIVE', raising=False)
+    fresh_status.delenv('URDF_STATE_NATIVE_MODULE', raising=False)
+    status = native.status()
+    assert status.module is not None, status.reason
+    assert status.summary.startswith('joint_states decoder: native (C) (built for rcl ')
+    assert type(native.joint_state_reader()) is native.NativeJointStateReader
