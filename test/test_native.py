@@ -149,3 +149,41 @@ def test_a_matching_build_serves(fresh_status, module):
     assert status.module is not None, status.reason
     assert status.summary.startswith('joint_states decoder: native (C) (built for rcl ')
     assert type(native.joint_state_reader()) is native.NativeJointStateReader
+
+
+def test_c_floor_loop_serves_and_stops(probe, module):
+    """The benchmark's C floor: JointState in over DDS, its stamp in every transform of /tf out."""
+    import rclpy
+    from rclpy.qos import qos_profile_sensor_data
+    from tf2_msgs.msg import TFMessage
+    from test_node_harness import wait_until
+
+    from urdf_state_py.node.hot_path import HotPath, MessageErrors
+    from urdf_state_py.tools.bench.driver import RawTfSource
+    from urdf_state_py.tools.bench.floor_node import _c_floor_path
+
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('c_floor_test', context=context)
+    try:
+        tf = RawTfSource({'mode': 'tf', 'topic': '/tf', 'parents': ['base', 'base'],
+                          'children': ['cf_a', 'cf_b']})
+        publisher = node.create_publisher(TFMessage, '/tf', 100)
+        subscription = node.create_subscription(JointState, 'joint_states', lambda _: None,
+                                                qos_profile_sensor_data, raw=True)
+        errors = MessageErrors(node.get_logger())
+        hot = _c_floor_path(HotPath).attach(node, subscription, lambda _: None, errors)
+        hot.tf_template, hot.tf_offsets, hot.publisher = tf.template, tuple(tf.offsets), publisher
+        hot.start()
+        wait_until(lambda: publisher.get_subscription_count() > 0, what="the probe on /tf")
+        assert hot.running
+        for k in range(3):
+            msg = probe.answer_to_state(['j'], [0.1 * k])
+            assert [t.child_frame_id for t in msg.transforms] == ['cf_a', 'cf_b']
+            assert len({(t.header.stamp.sec, t.header.stamp.nanosec) for t in msg.transforms}) == 1
+        hot.stop()
+        wait_until(lambda: not hot.running, what='the C loop to return after its guard condition')
+        assert errors.count == 0
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
