@@ -23,6 +23,7 @@ from urdf_state_py.node import native  # noqa: E402
 from urdf_state_py.node.joint_state_cdr import JointStateReader, MalformedJointState  # noqa: E402
 
 pytestmark = pytest.mark.ros
+NS_PER_S = 1_000_000_000
 
 
 @pytest.fixture(scope='module')
@@ -187,3 +188,44 @@ def test_c_floor_loop_serves_and_stops(probe, module):
     finally:
         node.destroy_node()
         rclpy.try_shutdown(context=context)
+
+
+def _tf_equality_models():
+    from robot_files import big_robot_params
+    from test_fast_path import TOY
+    from test_node_joint_states import MULTI_DOF
+    return [pytest.param(TOY, id='toy'), pytest.param(MULTI_DOF, id='planar_floating')] + [
+        pytest.param(p.values[0], id=p.id, marks=p.marks) for p in big_robot_params()]
+
+
+@pytest.mark.parametrize('robot', _tf_equality_models())
+def test_tf_bytes_equal_with_either_decoder(module, robot):
+    """The same JointState bytes through the node's path (fast path, general fallback)
+    decoded by Python and by C: every /tf payload equal byte for byte."""
+    from test_fast_path import Twin, bounds_of
+
+    from urdf_state_py.core.parsers import load_model
+
+    model = load_model(robot if isinstance(robot, str) else robot.read_text())
+    twin = Twin(model, 0.0)
+    readers = (JointStateReader(), native.NativeJointStateReader(module))
+    names = [n for n in twin.kin.variable_index if '/' in n] or list(model.active_joint_names)
+    lo, hi = bounds_of(model, names)
+    rng = np.random.default_rng(5)
+    published = 0
+    for k in range(200):
+        values = rng.uniform(lo - 0.1, hi + 0.1) if k % 5 == 0 else rng.uniform(lo, hi)
+        msg = JointState(name=names, position=values.tolist())
+        msg.header.stamp.sec, msg.header.stamp.nanosec = 10 + k, 1000 * k
+        data = serialize_message(msg)
+        out = []
+        for side, reader in zip(twin.sides, readers):
+            got, positions, sec, nanosec = reader.read(data)
+            stamp, now = sec * NS_PER_S + nanosec, (20 + k) * NS_PER_S
+            payload = side[2].update(got, positions, stamp, now, sec, nanosec, False)
+            if payload is None:
+                payload = twin.general(side, got, positions, stamp, now, False)[0]
+            out.append(payload)
+        assert out[0] == out[1], k
+        published += bool(out[0])
+    assert published > 150
