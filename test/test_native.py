@@ -7,6 +7,7 @@ strings) to both decoders and requires the same verdict: identical fields, or a
 rejection with the same reason and the same text. It skips only where the
 extension is not built; ``native.status()`` decides whether the node uses it.
 """
+import os
 import struct
 
 import numpy as np
@@ -28,12 +29,12 @@ NS_PER_S = 1_000_000_000
 
 @pytest.fixture(scope='module')
 def module():
-    # URDF_STATE_NATIVE=off only switches the node; the decoder is tested wherever it is built.
-    status = native.status()
-    if status.module is not None:
-        return status.module
+    """The extension, where it is built (URDF_STATE_NATIVE=off only switches the node).
+
+    A build for another ROS 2 fails the tests that need a matching one: in a
+    checkout set up by dev.sh that is a bug, not a configuration."""
     try:
-        return native._import(None)
+        return native._import(os.environ.get('URDF_STATE_NATIVE_MODULE'))
     except ImportError as err:
         pytest.skip(f'native extension not built: {err}')
 
@@ -131,6 +132,7 @@ def test_switched_off_the_python_decoder_serves(fresh_status, value):
     fresh_status.setenv('URDF_STATE_NATIVE', value)
     status = native.status()
     assert status.module is None and status.reason == 'URDF_STATE_NATIVE=off'
+    assert native.loadable().module is not None or 'not built' in native.loadable().reason
     assert status.summary == 'joint_states decoder: Python (URDF_STATE_NATIVE=off)'
     assert type(native.joint_state_reader()) is JointStateReader
 
@@ -145,7 +147,6 @@ def test_an_unloadable_build_falls_back_saying_why(fresh_status, tmp_path):
 
 def test_a_matching_build_serves(fresh_status, module):
     fresh_status.delenv('URDF_STATE_NATIVE', raising=False)
-    fresh_status.delenv('URDF_STATE_NATIVE_MODULE', raising=False)
     status = native.status()
     assert status.module is not None, status.reason
     assert status.summary.startswith('joint_states decoder: native (C) (built for rcl ')

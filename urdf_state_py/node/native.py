@@ -29,7 +29,7 @@ import numpy as np
 
 from .joint_state_cdr import JointStateReader, MalformedJointState
 
-__all__ = ['NativeJointStateReader', 'NativeStatus', 'joint_state_reader', 'status']
+__all__ = ['NativeJointStateReader', 'NativeStatus', 'joint_state_reader', 'loadable', 'status']
 
 _MODULE = 'urdf_state_py.node._urdf_state_native'
 _OFF = ('off', '0', 'false', 'no')
@@ -92,9 +92,15 @@ def abi_mismatch(info: dict[str, str], rclpy_file: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def status() -> NativeStatus:
-    """Whether the native extension serves in this process, decided once."""
+    """Whether the native extension serves joint_states in this process, decided once."""
     if os.environ.get('URDF_STATE_NATIVE', '').strip().lower() in _OFF:
         return NativeStatus(None, 'URDF_STATE_NATIVE=off')
+    return loadable()
+
+
+def loadable() -> NativeStatus:
+    """The extension if it is built for the ROS 2 of this process, whatever
+    ``URDF_STATE_NATIVE`` says (the benchmark's C floor runs beside a node without it)."""
     try:
         import rclpy  # the rcl it loads is the one the check compares against
         module = _import(os.environ.get('URDF_STATE_NATIVE_MODULE'))

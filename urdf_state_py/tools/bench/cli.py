@@ -268,9 +268,9 @@ def main(argv=None) -> int:
     if 'user' in sections:
         from . import user_run
         load_before = open('/proc/loadavg', encoding='ascii').read().strip()
-        from urdf_state_py.node.native import status as native_status
+        from urdf_state_py.node.native import loadable
         executors = args.executors or ['auto', 'single', 'floor'] + (
-            ['cfloor'] if native_status().module is not None else [])
+            ['cfloor'] if loadable().module is not None else [])
         user = user_run.run(robots_for(trees.E2E_DEFAULT), executors, args.user_rates,
                             cfg['user_runs'], cfg['user_seconds'], 1.0, env, log_dir)
         loads = (load_before, open('/proc/loadavg', encoding='ascii').read().strip())

@@ -29,9 +29,10 @@ def _c_floor_path(hot_path_cls):
     """A HotPath whose thread runs the native ``floor_run`` instead of a Python loop."""
     from urdf_state_py.node import native
 
-    module = native.status().module
+    found = native.loadable()  # also with URDF_STATE_NATIVE=off: that switches the node only
+    module = found.module
     if module is None:
-        raise RuntimeError(f'no C floor: {native.status().reason}')
+        raise RuntimeError(f'no C floor: {found.reason}')
 
     class CFloorPath(hot_path_cls):
         tf_template = b''
