@@ -57,10 +57,11 @@ hash_str() { sha256sum | cut -c1-32; }
 stamp_ok() { [[ -f "$VENV/.stamp-$1" && "$(cat "$VENV/.stamp-$1")" == "$2" ]]; }
 stamp_set() { printf '%s\n' "$2" > "$VENV/.stamp-$1"; }
 
-# What changes the editable install (metadata, entry points). data_files need
+# What changes the editable install (metadata, entry points, the native
+# extension's C sources: it is built in place). data_files need
 # no re-install: they are symlinked into $VENV/share (see setup_package).
 package_hash() {
-  (cd "$ROOT" && cat setup.py setup.cfg package.xml) | hash_str
+  (cd "$ROOT" && cat setup.py setup.cfg package.xml urdf_state_py/node/_native/*) | hash_str
 }
 
 interfaces_hash() {
@@ -203,9 +204,20 @@ setup_distro() {
   fi
 }
 
+# The native extension is built in place: one file in the tree for all venvs of
+# the same Python. Rebuild it when the one there was built for another ROS 2 (its
+# import-time check would refuse it and the Python decoder would serve).
+native_for_this_venv() {
+  "$VENV/bin/python" -c 'import sys; from urdf_state_py.node import native
+sys.exit("not used" in native.status().reason)' >/dev/null 2>&1 && return
+  log "building the native extension for ${VENV#"$ROOT/"}"
+  (cd "$ROOT" && "$VENV/bin/python" setup.py -q build_ext --inplace --force \
+     --build-temp "$VENV/build/native" >/dev/null 2>&1) || log "warning: native extension not built"
+}
+
 setup_package() {
   local h; h="$(package_hash)"
-  stamp_ok package "$h" && return
+  stamp_ok package "$h" && { native_for_this_venv; return; }
   log "installing urdf_state_py (editable) into ${VENV#"$ROOT/"}"
   (cd "$ROOT" && pip_install --no-deps --no-build-isolation -e .)
   # Editable installs skip data_files: mirror them as symlinks (like colcon
@@ -217,6 +229,7 @@ setup_package() {
   ln -sfn "$ROOT/package.xml" "$share/package.xml"
   local d; for d in launch config robots; do ln -sfn "$ROOT/$d" "$share/$d"; done
   stamp_set package "$h"
+  native_for_this_venv
 }
 
 # Which ROS 2 to use: "distro" (a sourced one) or "wheels" (URDF_STATE_DISTRO's

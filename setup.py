@@ -1,7 +1,10 @@
 import os
+import re
+import sys
 from glob import glob
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
+from setuptools.command.build_ext import build_ext
 
 package_name = 'urdf_state_py'
 share = os.path.join('share', package_name)
@@ -23,6 +26,78 @@ def _tree(folder):
     return [(os.path.join(share, d), files) for d, files in sorted(by_dir.items())]
 
 
+NATIVE_SRC = os.path.join('urdf_state_py', 'node', '_native')
+
+
+def _package_version(prefix, package):
+    """<version> of ``prefix/share/package/package.xml``, or 'unknown'."""
+    try:
+        with open(os.path.join(prefix, 'share', package, 'package.xml'), encoding='utf-8') as f:
+            found = re.search(r'<version>\s*([^<\s]+)\s*</version>', f.read())
+    except OSError:
+        return 'unknown'
+    return found.group(1) if found else 'unknown'
+
+
+def _ros_prefix():
+    """The ROS 2 install prefix holding rcl's headers and library: this Python's
+    prefix (a venv with the PyPI wheels) or one of AMENT_PREFIX_PATH (a sourced distro)."""
+    candidates = [sys.prefix] + os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep)
+    for prefix in filter(None, candidates):
+        if (os.path.isfile(os.path.join(prefix, 'include', 'rcl', 'rcl', 'version.h'))
+                and glob(os.path.join(prefix, 'lib', 'librcl.*'))):
+            return prefix
+    return None
+
+
+def _native_extensions():
+    """The native hot path, when rcl's headers are here (else none: the Python path serves).
+
+    URDF_STATE_BUILD_NATIVE=0 skips it. What it was built against (rcl, rmw,
+    rclpy versions, the prefix) is compiled in: native_loop.py compares that
+    with the running ROS 2 and never loads a mismatched build.
+    """
+    prefix = _ros_prefix()
+    if os.environ.get('URDF_STATE_BUILD_NATIVE', '1') == '0' or prefix is None:
+        print('urdf_state_py: native hot path not built (URDF_STATE_BUILD_NATIVE=0 or no rcl '
+              'headers found); the Python hot path serves joint_states', file=sys.stderr)
+        return []
+    include = os.path.join(prefix, 'include')
+    lib = os.path.join(prefix, 'lib')
+    built = {key: _package_version(prefix, key) for key in ('rcl', 'rmw', 'rclpy')}
+    built['prefix'] = os.path.realpath(prefix)
+    return [Extension(
+        'urdf_state_py.node._urdf_state_native',
+        sources=sorted(glob(os.path.join(NATIVE_SRC, '*.c'))),
+        include_dirs=[include] + sorted(glob(os.path.join(include, '*'))),
+        library_dirs=[lib], runtime_library_dirs=[lib], libraries=['rcl', 'rmw', 'rcutils', 'dl'],
+        define_macros=[(f'URDF_STATE_BUILT_{k.upper()}', '"%s"' % v) for k, v in built.items()
+                       if k != 'rcl'],
+        extra_compile_args=['-std=c11', '-O2', '-Wall', '-Wextra', '-Werror=vla'],
+    )]
+
+
+class OptionalBuildExt(build_ext):
+    """build_ext that never fails the install: without a compiler the Python path serves."""
+
+    def run(self):
+        try:
+            super().run()
+        except Exception as err:  # noqa: BLE001 - distutils raises several unrelated types
+            self._skipped(err)
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as err:  # noqa: BLE001
+            self._skipped(err)
+
+    @staticmethod
+    def _skipped(err):
+        print(f'urdf_state_py: native hot path not built ({err}); the Python hot path serves '
+              'joint_states', file=sys.stderr)
+
+
 setup(
     name=package_name,
     version='0.1.0',
@@ -34,7 +109,9 @@ setup(
         (os.path.join(share, 'config'), _files('config/*')),
     ] + _tree('robots'),
     install_requires=['setuptools'],
-    zip_safe=True,
+    ext_modules=_native_extensions(),
+    cmdclass={'build_ext': OptionalBuildExt},
+    zip_safe=False,
     maintainer='urdf_state_py maintainers',
     maintainer_email='maintainer@example.com',
     description='Drop-in Python replacement for robot_state_publisher.',

@@ -15,7 +15,7 @@ from test_node_harness import NodeUnderTest
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
-from urdf_state_py.node import health  # noqa: E402
+from urdf_state_py.node import health, native  # noqa: E402
 
 diagnostic_msgs = pytest.importorskip('diagnostic_msgs.msg')
 OK, WARN, ERROR = (diagnostic_msgs.DiagnosticStatus.OK, diagnostic_msgs.DiagnosticStatus.WARN,
@@ -73,6 +73,7 @@ def test_without_a_description_the_status_is_error(diag):
     values, status = wait_status(recorder, ERROR, what='ERROR without a description')
     assert status.message == 'no valid robot description loaded' and status.hardware_id == ''
     assert values['rejected messages'] == '0'
+    assert values['joint_states decoder'] == native.status().summary  # which one, and why
 
 
 def test_loaded_but_never_received_is_warn_naming_the_joints(probe, diag):

@@ -49,6 +49,7 @@ class Health:
     non_finite_values: int = 0
     clamped: dict = field(default_factory=dict)  # joint name -> last clamp (ns); model-bounded
     last_clamp_ns: int = 0
+    joint_states_decoder: str = ''  # which decoder serves joint_states and why (node.native)
 
     def reject_message(self, reason: str, detail: str, now_ns: int) -> int:
         """Count a dropped message; returns how many were dropped for ``reason`` so far."""
@@ -147,6 +148,8 @@ def node_status(health: Health, view: ModelView | None, *, stale_after_s: float,
                ('/tf rate [Hz]', f'{tf_rate_hz:.1f}'),
                ('/tf messages published', str(health.tf_published)),
                ('last rejection', health.last_rejection or 'none')]
+    if health.joint_states_decoder:
+        values.append(('joint_states decoder', health.joint_states_decoder))
     if problems and level == OK:
         level = WARN
     if problems:

@@ -1,7 +1,8 @@
 """joint_states in, /tf out: the node's per-message work, on whichever thread serves it.
 
 :class:`JointStateInput` owns the ``joint_states`` subscription (raw CDR) and
-everything one message goes through: decoding (:mod:`.joint_state_cdr`), the
+everything one message goes through: decoding (:mod:`.joint_state_cdr`, or its
+native twin where :mod:`.native` allows; logged once, shown on /diagnostics), the
 fused fast path (:mod:`.fast_path`) or the general path (merge, rate limit,
 limits, clamping warnings), and the /tf publication. The subscription is
 served by :class:`~.hot_path.HotPath`'s thread where rclpy allows it, else by
@@ -33,7 +34,8 @@ from sensor_msgs.msg import JointState
 from .guards import INTERNAL_ERROR, CallbackGuard
 from .health import Health
 from .hot_path import HotPath, MessageErrors, hot_path_requested
-from .joint_state_cdr import JointStateReader, MalformedJointState
+from .joint_state_cdr import MalformedJointState
+from .native import joint_state_reader, status as native_status
 
 __all__ = ['JointStateInput']
 
@@ -59,7 +61,9 @@ class JointStateInput:
         self._guard = guard
         self._health = health
         self._clock_handle = node.get_clock().handle   # rcl clock: get_now() in every release
-        self._reader = JointStateReader()
+        self._reader = joint_state_reader()
+        health.joint_states_decoder = native_status().summary
+        node.get_logger().info(health.joint_states_decoder)
         #: Held while a message is handled and while the node changes the state it reads.
         self.lock = threading.RLock()
         #: Node clock (ns) of the last /tf publication (the defaults timer reads it).

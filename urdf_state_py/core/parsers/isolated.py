@@ -165,6 +165,10 @@ class IsolatedParser:
             return worker
         env = dict(os.environ, OPENBLAS_NUM_THREADS='1', OMP_NUM_THREADS='1',
                    PYTHONUNBUFFERED='1')
+        if 'san' in os.path.basename(env.get('LD_PRELOAD', '').split(':')[0]):
+            # A preloaded sanitizer runtime (libasan: a sanitized build's tests) reserves
+            # terabytes of address space, which RLIMIT_AS refuses; the worker runs no native code.
+            del env['LD_PRELOAD']
         self._worker = subprocess.Popen(
             [sys.executable, '-m', __name__, str(self.limits.max_memory_mb),
              json.dumps(self._classes)],

@@ -71,10 +71,12 @@ def parse_args(argv):
     ap.add_argument('--duration', type=float, help='seconds per e2e trial')
     ap.add_argument('--mem-seconds', type=float, help='length of the memory window')
     ap.add_argument('--rates', type=float, nargs='+', help='e2e input rates, Hz (0 = max)')
-    ap.add_argument('--executors', nargs='+', choices=('auto', 'single', 'events', 'floor'),
+    ap.add_argument('--executors', nargs='+',
+                    choices=('auto', 'single', 'events', 'floor', 'cfloor'),
                     help="node executors for e2e, set through URDF_STATE_EXECUTOR (auto: what "
                          "the node picks itself; default: single events; user: auto single "
-                         "floor, floor = the I/O floor, see user_run)")
+                         "floor cfloor, floor = the I/O floor in Python, cfloor = in C, see "
+                         "user_run)")
     ap.add_argument('--no-floor', action='store_true', help='skip the no-FK floor')
     ap.add_argument('--user-runs', type=int, help='runs per user measurement (default 3)')
     ap.add_argument('--flood-seconds', type=float, help='length of the flood (default 20 s)')
@@ -268,7 +270,9 @@ def main(argv=None) -> int:
     if 'user' in sections:
         from . import user_run
         load_before = open('/proc/loadavg', encoding='ascii').read().strip()
-        executors = args.executors or ['auto', 'single', 'floor']
+        from urdf_state_py.node.native import loadable
+        executors = args.executors or ['auto', 'single', 'floor'] + (
+            ['cfloor'] if loadable().module is not None else [])
         user = user_run.run(robots_for(trees.E2E_DEFAULT), executors, args.user_rates,
                             cfg['user_runs'], cfg['user_seconds'], 1.0, env, log_dir)
         loads = (load_before, open('/proc/loadavg', encoding='ascii').read().strip())
@@ -286,7 +290,7 @@ def main(argv=None) -> int:
 
     if 'flood' in sections:
         from . import flood
-        kinds = [e for e in args.executors or ['auto', 'single'] if e != 'floor']
+        kinds = [e for e in args.executors or ['auto', 'single'] if e not in ('floor', 'cfloor')]
         floods = flood.run(robots_for(('talos',)), kinds, env,
                            log_dir, cfg['flood_seconds'], args.flood_publishers,
                            args.flood_rate)

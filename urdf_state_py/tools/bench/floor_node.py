@@ -1,6 +1,6 @@
 """The I/O floor of the node: the same JointState -> /tf loop with no work in between.
 
-``python -m urdf_state_py.tools.bench.floor_node SPEC.json --ros-args ...``
+``python -m urdf_state_py.tools.bench.floor_node SPEC.json [--c] --ros-args ...``
 (SPEC: the ``tf`` spec of :func:`urdf_state_py.tools.bench.e2e.model_spec`).
 
 It subscribes to ``joint_states`` (raw, sensor-data QoS, as the node) and serves
@@ -10,6 +10,10 @@ robot's size, which is published on ``/tf`` (reliable, depth 100, as the
 node). Measured with the user protocol, node CPU per update minus this floor
 is what decoding, the fast path and the model cost: everything else is rclpy,
 Fast DDS and the wake-ups, which no Python node can avoid.
+
+``--c``: the C floor -- the same subscription, publisher and stamp copy, served
+by the native extension's ``floor_run`` (rcl wait set, take, publish, all in C
+without the GIL): what the I/O costs with no Python on the way at all.
 """
 
 from __future__ import annotations
@@ -21,7 +25,33 @@ import sys
 from .driver import RawTfSource
 
 
-def _floor_node(spec: dict):
+def _c_floor_path(hot_path_cls):
+    """A HotPath whose thread runs the native ``floor_run`` instead of a Python loop."""
+    from urdf_state_py.node import native
+
+    found = native.loadable()  # also with URDF_STATE_NATIVE=off: that switches the node only
+    module = found.module
+    if module is None:
+        raise RuntimeError(f'no C floor: {found.reason}')
+
+    class CFloorPath(hot_path_cls):
+        tf_template = b''
+        tf_offsets: tuple = ()
+        publisher = None
+
+        def _run(self) -> None:
+            sub, pub, context = self._subscription.handle, self.publisher.handle, \
+                self._context.handle
+            with sub, pub, self._guard, context:  # none destroyed under the C loop
+                counts = module.floor_run(context.pointer, sub.pointer, pub.pointer,
+                                          self._guard.pointer, self.tf_template, self.tf_offsets)
+            if not counts[3] or counts[2]:
+                self._errors.record(RuntimeError(f'C floor: {counts}'))
+
+    return CFloorPath
+
+
+def _floor_node(spec: dict, c_floor: bool = False):
     """The floor as an rclpy Node (imports deferred: rclpy must be initialised first)."""
     from rclpy.node import Node
     from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
@@ -47,10 +77,14 @@ def _floor_node(spec: dict):
 
             subscription = self.create_subscription(JointState, 'joint_states', republish,
                                                     qos_profile_sensor_data, raw=True)
-            self._hot = HotPath.attach(self, subscription, republish,
-                                       MessageErrors(self.get_logger()))
+            path_cls = _c_floor_path(HotPath) if c_floor else HotPath
+            self._hot = path_cls.attach(self, subscription, republish,
+                                        MessageErrors(self.get_logger()))
             if self._hot is None:
                 raise RuntimeError('no hot path with this rclpy: no floor to measure')
+            if c_floor:
+                self._hot.tf_template, self._hot.tf_offsets = bytes(template), tuple(tf.offsets)
+                self._hot.publisher = publisher
             self._hot.start()
 
         def destroy_node(self) -> None:
@@ -64,8 +98,9 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     with open(argv[0], encoding='utf-8') as f:
         spec = json.load(f)
+    c_floor = '--c' in argv[1:2]
     from urdf_state_py.node.spin import spin_until_shutdown
-    spin_until_shutdown(lambda: _floor_node(spec), args=argv[1:])
+    spin_until_shutdown(lambda: _floor_node(spec, c_floor), args=argv[1 + c_floor:])
     return 0
 
 

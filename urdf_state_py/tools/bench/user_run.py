@@ -18,8 +18,10 @@ The protocol of the independent measurement in issue 10, for each run:
 
 Executor ``floor``: instead of the node, :mod:`.floor_node` (the same thread
 and topics, a pre-serialised /tf with the stamp copied in, no decoding, no
-FK): the I/O floor no Python node goes below. Each run starts fresh
-processes; results are medians over runs. Why this and
+FK): the I/O floor no Python node goes below; ``cfloor``: the same in C (the
+native extension's floor loop), the floor of any node, against which the
+table gives ratios. Each run starts fresh processes, the executors' runs
+interleaved (run 1 of each, then run 2 ...); results are medians over runs. Why this and
 not short windows: see the README (benchmark, "what a user pays").
 """
 
@@ -53,12 +55,14 @@ def proc_stat_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
-def start_floor(tf_spec: dict, env: dict, log_dir: Path, tag: str) -> Proc:
-    """:mod:`.floor_node` for the robot of ``tf_spec`` (stopped with SIGINT, as the node)."""
+def start_floor(tf_spec: dict, env: dict, log_dir: Path, tag: str, c_floor: bool = False) -> Proc:
+    """:mod:`.floor_node` for the robot of ``tf_spec`` (stopped with SIGINT, as the node);
+    ``c_floor``: its C loop (executor ``cfloor``)."""
     path = log_dir / f'floor_{tag}.json'
     path.write_text(json.dumps(tf_spec), encoding='utf-8')
     return Proc(f'floor_{tag}', [sys.executable, '-m', 'urdf_state_py.tools.bench.floor_node',
-                                 str(path), '--ros-args', '--disable-rosout-logs'],
+                                 str(path), *(['--c'] if c_floor else []),
+                                 '--ros-args', '--disable-rosout-logs'],
                 env, log_dir, stdin=False)
 
 
@@ -92,8 +96,8 @@ def one_run(robot, executor: str, rate: float, duration: float, warmup: float, e
     node = sink = None
     drivers = []
     try:
-        if executor == 'floor':
-            node = start_floor(tf_spec, env, log_dir, tag)
+        if executor in ('floor', 'cfloor'):
+            node = start_floor(tf_spec, env, log_dir, tag, c_floor=executor == 'cfloor')
         else:
             node = start_node(robot.urdf, executor, env, log_dir, tag,
                               command=ros2_run_command(), extra=extra)
@@ -136,45 +140,57 @@ def run(robots, executors: list[str], rates: list[float], runs: int, duration: f
     """Medians of ``runs`` runs per robot, executor and rate (``sources``: see one_run)."""
     results = []
     for robot in robots:
-        for executor in executors:
-            for rate in rates:
-                trials = []
-                for k in range(runs):
+        for rate in rates:
+            trials = {executor: [] for executor in executors}
+            for k in range(runs):  # interleaved: run k of every executor, then run k + 1
+                for executor in executors:
                     tag = f'user_{robot.name}_{executor}_{rate_label(rate)}_{k}'.replace('~', '')
                     if sources > 1:
                         tag += f'_{sources}src'
                     try:
-                        trials.append(one_run(robot, executor, rate, duration, warmup, env,
-                                              log_dir, tag, sources))
+                        t = one_run(robot, executor, rate, duration, warmup, env, log_dir, tag,
+                                    sources)
                     except ProcError as exc:
                         log(f'user run {tag} failed: {exc}')
                         continue
-                    t = trials[-1]
+                    trials[executor].append(t)
                     log(f'user {robot.name}/{executor} {rate_label(rate)} Hz run {k + 1}: '
                         f'{t["cpu_us"]:.0f} µs/update, out {t["out_hz"]:.0f} Hz, '
                         f'lost {t["lost"]}, p50/p99 {t["lat_p50_us"] or 0:.0f}/'
                         f'{t["lat_p99_us"] or 0:.0f} µs')
-                if not trials:
+            for executor in executors:
+                done = trials[executor]
+                if not done:
                     continue
                 keys = ('cpu_us', 'cpu_live_threads_us', 'cpu_pct', 'in_hz', 'out_hz',
                         'lat_p50_us', 'lat_p99_us', 'rss_mb')
-                summary = {k: median([t[k] for t in trials]) for k in keys}
+                summary = {k: median([t[k] for t in done]) for k in keys}
                 summary.update(robot=robot.name, executor=executor, rate=rate, sources=sources,
-                               lost=sum(t['lost'] for t in trials),
-                               sent=sum(t['sent'] for t in trials),
-                               cpu_runs=[t['cpu_us'] for t in trials], trials=trials)
+                               lost=sum(t['lost'] for t in done),
+                               sent=sum(t['sent'] for t in done),
+                               cpu_runs=[t['cpu_us'] for t in done], trials=done)
                 results.append(summary)
     return results
+
+
+def c_floor_ratio(results: list[dict], r: dict, key: str) -> str:
+    """``r[key]`` over the C floor's for the same robot and rate ('' without a C floor)."""
+    for f in results:
+        if (f['executor'], f['robot'], f['rate']) == ('cfloor', r['robot'], r['rate']):
+            return f'{r[key] / f[key]:.2f}' if r[key] and f[key] else ''
+    return ''
 
 
 def print_table(results: list[dict], runs: int, duration: float, warmup: float,
                 loadavg: tuple[str, str] | None = None) -> None:
     rows = [[r['robot'], r['executor'], rate_label(r['rate']), r['in_hz'], r['out_hz'],
-             r['cpu_us'], ' / '.join(f'{c:.0f}' for c in r['cpu_runs']),
+             r['cpu_us'], c_floor_ratio(results, r, 'cpu_us'),
+             c_floor_ratio(results, r, 'lat_p99_us'), ' / '.join(f'{c:.0f}' for c in r['cpu_runs']),
              r['cpu_live_threads_us'], r['lat_p50_us'], r['lat_p99_us'], r['lost'], r['sent'],
              r['rss_mb']]
             for r in results]
-    table(['robot', 'executor', 'rate', 'in Hz', 'out Hz', 'cpu µs/upd', 'runs',
+    table(['robot', 'executor', 'rate', 'in Hz', 'out Hz', 'cpu µs/upd', '× C floor',
+           'p99 × C floor', 'runs',
            'live-thr µs', 'lat p50', 'lat p99', 'lost', 'sent', 'RSS MB'], rows,
           title=f'\n== What a user pays: node process CPU per /tf message (median of {runs} '
                 f'runs, {duration:g} s after {warmup:g} s warm-up, fresh processes each) ==')

@@ -1,0 +1,23 @@
+/* The benchmark's C floor (floor.c): JointState in, a pre-serialised /tf out. */
+#ifndef URDF_STATE_FLOOR_H
+#define URDF_STATE_FLOOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rcl/context.h>
+#include <rcl/guard_condition.h>
+#include <rcl/publisher.h>
+#include <rcl/subscription.h>
+
+typedef struct {
+  uint64_t published, skipped, errors;
+} floor_counts;
+
+/* Serves until ``stop`` is triggered; 0, or -1 when rcl failed (wait set, buffers). */
+int floor_run(rcl_context_t *context, rcl_subscription_t *subscription,
+              rcl_publisher_t *publisher, const rcl_guard_condition_t *stop,
+              const uint8_t *tf_template, size_t tf_size, const size_t *stamp_offsets,
+              size_t n_offsets, floor_counts *counts);
+
+#endif

@@ -1,0 +1,173 @@
+/* Python binding of the native code (module urdf_state_py.node._urdf_state_native).
+ * decode(): the native JointState decoder, for native.py and its tests.
+ * floor_run(): the benchmark's C floor (floor.c).
+ * build_info(): what this build was compiled against (native.py refuses to
+ * use the module when the running ROS 2 differs). */
+#define PY_SSIZE_T_CLEAN
+#define _GNU_SOURCE /* dladdr */
+#include <Python.h>
+
+#include <dlfcn.h>
+#include <string.h>
+
+#include <rcl/init.h>
+#include <rcl/version.h>
+
+#include "floor.h"
+#include "js_cdr.h"
+
+#ifndef URDF_STATE_BUILT_RMW
+#define URDF_STATE_BUILT_RMW "unknown"
+#endif
+#ifndef URDF_STATE_BUILT_RCLPY
+#define URDF_STATE_BUILT_RCLPY "unknown"
+#endif
+#ifndef URDF_STATE_BUILT_PREFIX
+#define URDF_STATE_BUILT_PREFIX "unknown"
+#endif
+
+typedef struct {
+  PyObject *names; /* tuple of name_count str */
+} names_ctx;
+
+static int collect_name(void *ctx, uint32_t index, const uint8_t *name, size_t length) {
+  names_ctx *c = ctx;
+  PyObject *s = PyUnicode_DecodeUTF8((const char *)name, (Py_ssize_t)length, "strict");
+  if (!s) return 1;
+  PyTuple_SET_ITEM(c->names, index, s);
+  return 0;
+}
+
+/* The first pass checks everything without building a string. ``key`` is the
+ * caller's cache of the last name section (encapsulation id + bytes 12 to the end
+ * of the names): when this payload has the same, names and the new key are None.
+ * Otherwise a second pass builds the tuple, whose size is bounded by the payload. */
+static PyObject *decode(PyObject *self, PyObject *args) {
+  Py_buffer buf, key;
+  long long max_names;
+  js_fields fields;
+  char detail[256];
+  names_ctx ctx = {NULL};
+  PyObject *positions = NULL, *new_key = NULL, *result = NULL;
+  const uint8_t *data;
+  int st;
+  (void)self;
+  if (!PyArg_ParseTuple(args, "y*Ly*", &buf, &max_names, &key)) return NULL;
+  data = buf.buf;
+  st = js_decode(data, (size_t)buf.len, max_names, NULL, NULL, &fields, detail, sizeof detail);
+  if (st != JS_OK) {
+    result = Py_BuildValue("(ss)", js_reason(st), detail);
+    goto done;
+  }
+  size_t section = (size_t)fields.names_end - 12; /* names_end >= 12 once accepted */
+  if ((size_t)key.len != section + 2 || memcmp(key.buf, data, 2) ||
+      memcmp((const uint8_t *)key.buf + 2, data + 12, section)) {
+    ctx.names = PyTuple_New(fields.name_count);
+    if (!ctx.names) goto done; /* its NULL slots are fine to free if the fill stops */
+    st = js_decode(data, (size_t)buf.len, max_names, collect_name, &ctx, &fields, NULL, 0);
+    if (st != JS_OK) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "second decode disagreed");
+      goto done;
+    }
+    new_key = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(section + 2));
+    if (!new_key) goto done;
+    memcpy(PyBytes_AS_STRING(new_key), data, 2);
+    memcpy(PyBytes_AS_STRING(new_key) + 2, data + 12, section);
+  }
+  positions = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)fields.position_count * 8);
+  if (!positions) goto done;
+  for (uint32_t i = 0; i < fields.position_count; i++) {
+    double v = js_position(data, &fields, i);
+    memcpy(PyBytes_AS_STRING(positions) + 8 * (size_t)i, &v, sizeof v);
+  }
+  result = Py_BuildValue("(OOlkO)", ctx.names ? ctx.names : Py_None, positions, (long)fields.sec,
+                         (unsigned long)fields.nanosec, new_key ? new_key : Py_None);
+done:
+  Py_XDECREF(ctx.names);
+  Py_XDECREF(positions);
+  Py_XDECREF(new_key);
+  PyBuffer_Release(&key);
+  PyBuffer_Release(&buf);
+  return result;
+}
+
+/* floor_run(context, subscription, publisher, guard, template, offsets): the
+ * rclpy handles' .pointer values (the caller holds their context managers),
+ * the pre-serialised TFMessage and the offsets of its stamps. Returns
+ * (published, skipped, errors, ok) once the guard condition is triggered. */
+static PyObject *floor_run_py(PyObject *self, PyObject *args) {
+  unsigned long long context, subscription, publisher, guard;
+  Py_buffer tf;
+  PyObject *offsets_obj, *seq = NULL, *result = NULL;
+  size_t *offsets = NULL;
+  floor_counts counts = {0, 0, 0};
+  Py_ssize_t n, i;
+  int st;
+  (void)self;
+  if (!PyArg_ParseTuple(args, "KKKKy*O", &context, &subscription, &publisher, &guard, &tf,
+                        &offsets_obj))
+    return NULL;
+  if (!context || !subscription || !publisher || !guard) {
+    PyErr_SetString(PyExc_ValueError, "null handle pointer");
+    goto done;
+  }
+  seq = PySequence_Fast(offsets_obj, "offsets must be a sequence of ints");
+  if (!seq) goto done;
+  n = PySequence_Fast_GET_SIZE(seq);
+  offsets = PyMem_Calloc((size_t)n + 1, sizeof *offsets);
+  if (!offsets) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (i = 0; i < n; i++) {
+    offsets[i] = PyLong_AsSize_t(PySequence_Fast_GET_ITEM(seq, i));
+    if (PyErr_Occurred()) goto done;
+  }
+  Py_BEGIN_ALLOW_THREADS
+  st = floor_run((rcl_context_t *)(uintptr_t)context,
+                 (rcl_subscription_t *)(uintptr_t)subscription,
+                 (rcl_publisher_t *)(uintptr_t)publisher,
+                 (const rcl_guard_condition_t *)(uintptr_t)guard, tf.buf, (size_t)tf.len, offsets,
+                 (size_t)n, &counts);
+  Py_END_ALLOW_THREADS
+  result = Py_BuildValue("(KKKO)", (unsigned long long)counts.published,
+                         (unsigned long long)counts.skipped, (unsigned long long)counts.errors,
+                         st == 0 ? Py_True : Py_False);
+done:
+  PyMem_Free(offsets);
+  Py_XDECREF(seq);
+  PyBuffer_Release(&tf);
+  return result;
+}
+
+/* rcl: from rcl's own header; the others as setup.py found them.
+ * loaded_rcl: the file of the librcl this process resolved (for the ABI check). */
+static PyObject *build_info(PyObject *self, PyObject *unused) {
+  Dl_info info;
+  const char *loaded = "";
+  (void)self;
+  (void)unused;
+  if (dladdr((void *)&rcl_init, &info) && info.dli_fname) loaded = info.dli_fname;
+  return Py_BuildValue("{ssssssssss}", "rcl", RCL_VERSION_STR, "rmw", URDF_STATE_BUILT_RMW,
+                       "rclpy", URDF_STATE_BUILT_RCLPY, "prefix", URDF_STATE_BUILT_PREFIX,
+                       "loaded_rcl", loaded);
+}
+
+static PyMethodDef methods[] = {
+    {"decode", decode, METH_VARARGS,
+     "decode(data, max_names, key) -> (names|None, positions, sec, nanosec, key|None) or (reason, detail)"},
+    {"floor_run", floor_run_py, METH_VARARGS,
+     "floor_run(context, subscription, publisher, guard, template, offsets) -> counts"},
+    {"build_info", build_info, METH_NOARGS, "the rcl/rmw/rclpy versions this build is for"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_urdf_state_native",
+    .m_doc = "Native hot path of urdf_state_py.",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC PyInit__urdf_state_native(void) { return PyModule_Create(&module); }
