@@ -71,7 +71,7 @@ class Ledger:
         self._kin: dict[str, Kinematics] = {}
         self._lock = threading.Lock()
         self.wrong: list[str] = []                # the first few bad /tf messages, explained
-        self.n_wrong = self.n_other = self.n_checked = 0
+        self.n_wrong = self.n_other = self.n_checked = self.n_foreign = 0
 
     # -- recording -------------------------------------------------------------------
 
@@ -104,6 +104,9 @@ class Ledger:
             if stamp is not None else (-1, 1)
         with self._lock:
             configs = list(self.configs)
+        if not any(f.startswith(c.prefix) for c in configs for f in tf):
+            self.n_foreign += 1       # another node's /tf (none of this run's prefixes)
+            return
         if rest or not 0 <= k < len(self.flags) or self.flags[k] == NONE:
             # not one of the good messages (a flood's, an accepted mutation): no mixing
             self.n_other += 1

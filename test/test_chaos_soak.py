@@ -278,7 +278,9 @@ def _publish(pub, data: bytes) -> bool:
         return False
 
 
-def test_chaos_soak(tmp_path):
+def test_chaos_soak(tmp_path, monkeypatch):
+    # a domain of its own: no /tf of a node another test left behind
+    monkeypatch.setenv('ROS_DOMAIN_ID', str(int(os.environ.get('ROS_DOMAIN_ID', '0')) % 100 + 101))
     from urdf_state_py.tools.bench.e2e import model_spec
     from urdf_state_py.tools.bench.procs import start_driver, stop_chain
     soak = Soak(tmp_path)
@@ -388,6 +390,7 @@ def _report_and_assert(soak, ledger, sent, bad, n_unsent, samples, final, code) 
             f'{tally["lost"]} / {tally["lost in floods"]} / {tally["duplicated"]}',
         '/tf checked against FK / other (floods)': f'{ledger.n_checked} / {ledger.n_other}',
         '/tf wrong or mixing models': ledger.n_wrong,
+        '/tf of other nodes (ignored)': ledger.n_foreign,
         'swaps made / seen on /diagnostics': f'{soak.swaps} / {shown_swaps}',
         'descriptions refused / counted on /diagnostics':
             f'{len(soak.refusals)} / {rejected_descriptions}',
