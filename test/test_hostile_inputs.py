@@ -99,11 +99,12 @@ class NodeProcess:
     large message, and a busy machine slows a burst down instead of losing some of it.
     """
 
-    def __init__(self, tmp_path) -> None:
+    def __init__(self, tmp_path, extra: str = '') -> None:
+        """``extra``: more lines of the params file (4-space indented ``name: value``)."""
         params = tmp_path / 'params.yaml'
         indented = '\n'.join('      ' + line for line in TOY.splitlines())
         params.write_text(f'/{NODE}:\n  ros__parameters:\n    frame_prefix: {PREFIX}\n'
-                          '    publish_frequency: 0.0\n'
+                          '    publish_frequency: 0.0\n' + extra +
                           # reliable, keep all: every message of a burst reaches the node
                           '    qos_overrides:\n      /joint_states:\n        subscription:\n'
                           '          reliability: reliable\n          history: keep_all\n'

@@ -266,17 +266,23 @@ class Probe:
 
     def set_parameters(self, node_name: str, timeout=DEADLINE, **values):
         """Call ``<node>/set_parameters`` (what ``ros2 param set`` does); list of results."""
-        client = self._param_clients.get(node_name)
-        if client is None:
-            client = self._param_clients[node_name] = self.node.create_client(
-                SetParameters, f'{node_name}/set_parameters')
-        wait_until(lambda: client.service_is_ready(), timeout,
-                   f'service {node_name}/set_parameters')
-        request = SetParameters.Request()
-        request.parameters = [as_parameter(k, v).to_parameter_msg() for k, v in values.items()]
-        future = client.call_async(request)
-        wait_until(future.done, timeout, 'the set_parameters response')
-        return future.result().results
+        return set_parameters(self.node, self._param_clients, node_name, timeout, **values)
+
+
+def set_parameters(node, clients: dict, node_name: str, timeout=DEADLINE, **values):
+    """``<node_name>/set_parameters`` from ``node`` (its executor spinning elsewhere);
+    ``clients`` caches one client per target. The list of SetParametersResults."""
+    client = clients.get(node_name)
+    if client is None:
+        client = clients[node_name] = node.create_client(SetParameters,
+                                                         f'{node_name}/set_parameters')
+    wait_until(lambda: client.service_is_ready(), timeout,
+               f'service {node_name}/set_parameters')
+    request = SetParameters.Request()
+    request.parameters = [as_parameter(k, v).to_parameter_msg() for k, v in values.items()]
+    future = client.call_async(request)
+    wait_until(future.done, timeout, 'the set_parameters response')
+    return future.result().results
 
 
 def transform_map(*messages):

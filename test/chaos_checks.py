@@ -1,0 +1,170 @@
+"""What the chaos soak (test_chaos_soak.py) checks, from what it recorded.
+
+The soak numbers its good JointStates k = 0, 1, ... and stamps message k
+``base + k`` ms, its values a function of k: a /tf message names its k by its
+stamp, so nothing per message has to be stored but two flags and a send time
+(an hour at 1 kHz: a few MB). Each change of what /tf must show (the
+description, ``frame_prefix``) is a :class:`Config` with the time it was asked
+for and the time its answer came; a /tf message for k must match, frame set
+and values (the library's FK of that model), one of the configs that may have
+been in effect between sending k and receiving the /tf -- never a mix of two.
+"""
+from __future__ import annotations
+
+import bisect
+import threading
+from array import array
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from test_node_harness import compose_poses, transform_map
+
+from urdf_state_py.core.kinematics import Kinematics
+from urdf_state_py.core.parsers import load_model
+
+MS = 1_000_000
+#: flags of message k: not a good message (or not sent), good, good inside a flood window
+NONE, GOOD, FLOODED = 0, 1, 2
+
+
+def positions(k: int) -> tuple[float, float]:
+    """Joint values (a, b) of good message k: in the limits of both models."""
+    return 0.9 * np.sin(k * 6.3e-4), 1.0 + 0.9 * np.cos(k * 4.1e-4)
+
+
+@dataclass
+class Config:
+    """What /tf shows from ``t_req`` (asked, monotonic s) or ``t_ack`` (answered) on."""
+
+    kin: Kinematics
+    prefix: str
+    t_req: float
+    t_ack: float = float('inf')
+    frames: frozenset = field(init=False)
+
+    def __post_init__(self) -> None:
+        moving = [j.child for j in self.kin.model.joints if j.is_movable]
+        self.frames = frozenset(self.prefix + link for link in moving)
+
+    def matches(self, tf: dict, k: int) -> bool:
+        """``tf`` (child -> (parent, 4x4)) is this model's answer to message k."""
+        if set(tf) != self.frames:
+            return False
+        a, b = positions(k)
+        poses = self.kin.link_poses(self.kin.positions({'a': a, 'b': b}))
+        got = compose_poses(tf, self.prefix + self.kin.model.root)
+        return all(np.allclose(got.get(self.prefix + link, np.zeros((4, 4))),
+                               poses[self.kin.link_names.index(link)], atol=1e-9)
+                   for link in (f[len(self.prefix):] for f in self.frames))
+
+
+class Ledger:
+    """Sent messages, configs and received /tf, and the verdicts on them."""
+
+    def __init__(self, base_ns: int, capacity: int) -> None:
+        self.base_ns = base_ns
+        self.flags = bytearray(capacity)
+        self.received = bytearray(capacity)       # /tf messages per k (saturating at 255)
+        self.sent_at = array('d', bytes(8 * capacity))
+        self.configs: list[Config] = []
+        self._kin: dict[str, Kinematics] = {}
+        self._lock = threading.Lock()
+        self.wrong: list[str] = []                # the first few bad /tf messages, explained
+        self.n_wrong = self.n_other = self.n_checked = self.n_foreign = 0
+
+    # -- recording -------------------------------------------------------------------
+
+    def sent(self, k: int, flag: int, t: float) -> None:
+        self.flags[k] = flag
+        self.sent_at[k] = t
+
+    def config(self, description: str, prefix: str, t_req: float) -> Config:
+        """A new config asked for at ``t_req``; set its ``t_ack`` once answered."""
+        kin = self._kin.get(description)
+        if kin is None:
+            kin = self._kin[description] = Kinematics(load_model(description))
+        config = Config(kin, prefix, t_req)
+        with self._lock:
+            self.configs.append(config)
+        return config
+
+    def withdraw(self, config: Config) -> None:
+        """The change was refused: it never was in effect."""
+        with self._lock:
+            self.configs.remove(config)
+
+    # -- checking --------------------------------------------------------------------
+
+    def check(self, t_recv: float, msg) -> None:
+        """One received /tf message (a TFMessage) against the ledger."""
+        tf = transform_map(msg)
+        stamp = msg.transforms[0].header.stamp if msg.transforms else None
+        k, rest = divmod(stamp.sec * 1_000_000_000 + stamp.nanosec - self.base_ns, MS) \
+            if stamp is not None else (-1, 1)
+        with self._lock:
+            configs = list(self.configs)
+        if not any(f.startswith(c.prefix) for c in configs for f in tf):
+            self.n_foreign += 1       # another node's /tf (none of this run's prefixes)
+            return
+        if rest or not 0 <= k < len(self.flags) or self.flags[k] == NONE:
+            # not one of the good messages (a flood's, an accepted mutation): no mixing
+            self.n_other += 1
+            if not any(set(tf) == c.frames for c in configs):
+                self._bad(f'a /tf message mixes frames of two models: {sorted(tf)}')
+            return
+        self.n_checked += 1
+        self.received[k] = min(255, self.received[k] + 1)
+        t_send = self.sent_at[k]
+        # in effect at some time in [t_send, t_recv]: asked before t_recv, and not
+        # replaced (its successor answered) before t_send
+        first = max(0, bisect.bisect_right([c.t_ack for c in configs], t_send) - 1)
+        last = bisect.bisect_right([c.t_req for c in configs], t_recv)
+        if not any(c.matches(tf, k) for c in configs[first:last]):
+            self._bad(f'/tf for message {k} matches no model in effect '
+                      f'({", ".join(c.kin.model.name + "/" + c.prefix for c in configs[first:last])}): '
+                      f'frames {sorted(tf)}')
+
+    def _bad(self, text: str) -> None:
+        self.n_wrong += 1
+        if len(self.wrong) < 5:
+            self.wrong.append(text)
+
+    def lost_spans(self, upto: int, t0: float, n: int = 5) -> list[str]:
+        """The first ``n`` runs of lost good messages, as send-time spans (s after ``t0``)."""
+        spans, start = [], None
+        for k in range(upto + 1):
+            lost = k < upto and self.flags[k] == GOOD and not self.received[k]
+            if lost and start is None:
+                start = k
+            elif not lost and start is not None and self.flags[k] != NONE:
+                spans.append(f'{self.sent_at[start] - t0:.2f}-{self.sent_at[k - 1] - t0:.2f} s '
+                             f'({k - start} sent)')
+                start = None
+                if len(spans) == n:
+                    break
+        return spans
+
+    def tally(self, upto: int) -> dict:
+        """Counts over the good messages 0..upto-1: outside floods lost / duplicated."""
+        flags, received = self.flags[:upto], self.received[:upto]
+        out = {'good': 0, 'flooded': 0, 'lost': 0, 'duplicated': 0, 'lost in floods': 0}
+        for flag, n in zip(flags, received):
+            if flag == GOOD:
+                out['good'] += 1
+                out['lost'] += n == 0
+                out['duplicated'] += n > 1
+            elif flag == FLOODED:
+                out['flooded'] += 1
+                out['lost in floods'] += n == 0
+        return out
+
+
+def slope_per_hour(samples: list[tuple[float, float]], tail: float = 0.8) -> float:
+    """Least-squares slope (units per hour) over the last ``tail`` of (t s, value) samples."""
+    t0 = samples[-1][0] - tail * (samples[-1][0] - samples[0][0])
+    ts = np.array([t for t, _ in samples if t >= t0])
+    vs = np.array([v for t, v in samples if t >= t0], dtype=float)
+    if len(ts) < 3:
+        return 0.0
+    return float(np.polyfit(ts, vs, 1)[0] * 3600.0)

@@ -1,0 +1,444 @@
+"""Chaos soak: everything hostile at once, against the node as a process.
+
+``URDF_STATE_CHAOS_S`` sets the duration (default 120 s; the long run is
+``URDF_STATE_CHAOS_S=3600 ./dev.sh test test/test_chaos_soak.py -s``). The node
+is ``python -m urdf_state_py.node`` (test_hostile_inputs.NodeProcess) with
+``ignore_timestamp`` on. Throughout: 1 kHz of in-limit JointStates with fresh
+stamps (raw bytes, one pre-built message patched), every 50th one malformed
+(test_joint_state_cdr's mutations, those the decoder rejects); a GetParameters
+every 100 ms; a raw /tf sink. On a schedule (seconds into each minute): a
+parameter change at 5, 15, ... (frame_prefix, ignore_limits, publish_frequency,
+urdf_parser_py.strict in turn), a description swap at 10, 20, ... (two models,
+different links), at 30 a hostile description (macro bomb, code execution in
+turn) and a 10 s flood from 3 publisher processes (24k/s together); a second
+joint-state publisher in the odd half-minutes; at 50 s and every 5 minutes
+after, the parser worker SIGKILLed in the middle of a parse.
+
+Checked (and printed with ``-s``): see docs/soak.md.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import struct
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from chaos_checks import FLOODED, GOOD, NONE, Ledger, positions, slope_per_hour
+from test_hostile_inputs import KEEP_ALL, NODE, PREFIX, TOY, DiagnosticsRecorder, NodeProcess, \
+    serialized
+from test_joint_state_cdr import mutations
+from test_node_descriptions import robot
+from test_isolated_parser import macro_bomb
+from test_node_harness import _Spinner, set_parameters, wait_until
+from test_xacro_sandbox import CODE_ATTACKS
+
+pytestmark = pytest.mark.ros
+psutil = pytest.importorskip('psutil')
+
+DURATION_S = float(os.environ.get('URDF_STATE_CHAOS_S', '120'))
+RATE_HZ = 1000
+BAD_EVERY = 50
+FLOOD_S, FLOOD_RATE, FLOOD_PUBLISHERS = 10.0, 24000.0, 3
+FLOOD_MARGIN_S = 10.0         # after a flood: the reliable backlog is still being worked off
+KILL_EVERY_S = 300.0
+ANSWER_LIMIT_S = 1.0
+STALLED_S = 30.0              # no answer for this long: the service is stalled
+#: The timed checks (answers within 1 s, nothing missed by this process's /tf receiver)
+#: hold on a quiet machine; the suite's 2-minute run shares 2 cores with whatever else
+#: runs, so there they are printed and only what no load explains is asserted.
+STRICT = 'URDF_STATE_CHAOS_S' in os.environ
+#: RSS slope bound [MB/h]. An hour: the issue's 1 MB/h. Two minutes cannot resolve
+#: that (allocator noise of a few hundred kB after a flood is ~10 MB/h there), so the
+#: short run bounds it at 100 MB/h: a leak of 30 bytes per /tf message at 1 kHz.
+RSS_SLOPE_MB_H = 1.0 if DURATION_S >= 1800 else 100.0
+# model B: the same joints, other links, other origins and axes
+OTHER = TOY.replace('"toy"', '"yot"').replace('"la"', '"ka"').replace('"lm"', '"km"') \
+    .replace('"lb"', '"kb"').replace('<parent link="base"/><child link="ka"/>',
+                                     '<parent link="base"/><child link="ka"/>'
+                                     '<origin xyz="0.1 0.2 0.3" rpy="0.1 0 0.2"/>') \
+    .replace('<axis xyz="1 0 0"/>', '<axis xyz="0 1 0"/>')
+
+
+def _parameter_changes():
+    """The rotating parameter changes between swaps: (name, two values)."""
+    return [('frame_prefix', (PREFIX, 'cx/')), ('ignore_limits', (True, False)),
+            ('publish_frequency', (50.0, 20.0)), ('urdf_parser_py.strict', (True, False))]
+
+
+def _hostile_descriptions(tmp_path):
+    """(text, what the refusal names), in turn."""
+    marker = tmp_path / 'marker'
+    template, construct = CODE_ATTACKS['eval']
+    return [(macro_bomb(), ''), (robot(x=template.format(m=marker)), construct)]
+
+
+def _bad_payloads(template: bytes) -> list[bytes]:
+    from urdf_state_py.node.joint_state_cdr import JointStateReader, MalformedJointState
+    reader, out = JointStateReader(), []
+    for seed in range(20):
+        for bad in mutations(np.random.default_rng(seed), template):
+            try:
+                reader.read(bad)
+            except MalformedJointState:
+                out.append(bad)
+    return out
+
+
+class Soak:
+    """The soak's state shared by its threads (the 1 kHz loop runs in the test's thread)."""
+
+    def __init__(self, tmp_path) -> None:
+        import rclpy
+        from sensor_msgs.msg import JointState
+        from tf2_msgs.msg import TFMessage
+        self.rclpy, self.JointState = rclpy, JointState
+        self.node = NodeProcess(tmp_path, extra='    ignore_timestamp: true\n')
+        self.spinner = _Spinner()
+        self.side = rclpy.create_node('chaos_probe', context=self.spinner.context)
+        self.clients: dict = {}
+        self.records: list[tuple[float, bytes]] = []
+        self.side.create_subscription(TFMessage, '/tf', self._on_tf,
+                                      self.rclpy.qos.QoSProfile(depth=1000), raw=True)
+        holder = type('Holder', (), {'node': self.side})
+        self.diagnostics = DiagnosticsRecorder(holder, f'{NODE}: robot state')
+        self.pub = self.side.create_publisher(JointState, 'joint_states', KEEP_ALL)
+        self.second = None                 # the second joint-state publisher, when present
+        self.second_lock = threading.Lock()
+        self.stop = threading.Event()
+        self.flooding = threading.Event()
+        self.flood_end = -1e9
+        self.flood_sent = 0                # JointStates the flood publishers sent
+        self.answers: list[tuple[float, float | None]] = []
+        self.events: list[str] = []        # what the schedule did, in order
+        self.refusals: list[tuple[str, str]] = []   # (what, the SetParameters reason)
+        self.swaps = 0
+        self.errors: list[str] = []        # failures inside the threads
+        self.spinner.start(self.side)
+
+    def _on_tf(self, data: bytes) -> None:
+        self.records.append((time.monotonic(), data))
+
+    def set(self, **values):
+        return set_parameters(self.side, self.clients, f'/{NODE}', 30.0, **values)
+
+
+def _run_thread(soak: Soak, name: str, target, *args) -> threading.Thread:
+    def body():
+        try:
+            target(soak, *args)
+        except BaseException as exc:  # noqa: BLE001 (pytest.fail too: reported at the end)
+            soak.errors.append(f'{name}: {type(exc).__name__}: {exc}')
+    thread = threading.Thread(target=body, name=name, daemon=True)
+    thread.start()
+    return thread
+
+
+def _ask_parameters(soak: Soak) -> None:
+    from urdf_state_py.tools.bench.flood import ParameterProbe
+    probe = ParameterProbe(f'/{NODE}')
+    try:
+        assert probe.wait_ready(), 'no get_parameters service'
+        while not soak.stop.is_set():
+            soak.answers.append((time.monotonic(), probe.ask(STALLED_S)))
+            soak.stop.wait(0.1)       # pacing: one request every 100 ms
+    finally:
+        probe.close()
+
+
+def _check_tf(soak: Soak, ledger: Ledger) -> None:
+    from rclpy.serialization import deserialize_message
+    from tf2_msgs.msg import TFMessage
+    while True:
+        stopping = soak.stop.is_set()
+        records, soak.records = soak.records, []
+        for t_recv, data in records:
+            ledger.check(t_recv, deserialize_message(data, TFMessage))
+        if stopping and not soak.records:
+            return
+        soak.stop.wait(0.5)
+
+
+def _flood(soak: Soak, drivers) -> None:
+    soak.flooding.set()
+    soak.events.append(f'flood from {time.monotonic() - soak.t0:.1f} s')
+    try:
+        for driver in drivers:
+            driver.send(cmd='run', rate=FLOOD_RATE / len(drivers), duration=FLOOD_S)
+        dones = [driver.wait_event('done', 120.0) for driver in drivers]
+        rate = sum(d['sent'] for d in dones) / max(d['elapsed'] for d in dones)
+        soak.flood_sent += sum(d['sent'] for d in dones)
+        soak.events.append(f'flood: {rate:.0f} JointStates/s')
+    finally:
+        soak.flood_end = time.monotonic()
+        soak.events.append(f'flood until {soak.flood_end - soak.t0:.1f} s')
+        soak.flooding.clear()
+
+
+def _toggle_second(soak: Soak, present: bool) -> None:
+    """The second publisher appears (used once matched) or goes (after its samples are acked)."""
+    from rclpy.duration import Duration
+    if present:
+        pub = soak.side.create_publisher(soak.JointState, 'joint_states', KEEP_ALL)
+        wait_until(lambda: pub.get_subscription_count() > 0, 20.0, 'the second publisher matched')
+        with soak.second_lock:
+            soak.second = pub
+    else:
+        with soak.second_lock:
+            pub, soak.second = soak.second, None
+        if pub is not None:
+            pub.wait_for_all_acked(Duration(seconds=10))
+            soak.side.destroy_publisher(pub)
+    soak.events.append(f'second publisher {"on" if present else "off"}')
+
+
+def _kill_parse(soak: Soak) -> None:
+    """A slow description; SIGKILL its parser worker once it is busy with it."""
+    workers = [c for c in psutil.Process(soak.node.proc.pid).children()
+               if 'isolated' in ' '.join(c.cmdline())]
+    cpu0 = [sum(w.cpu_times()[:2]) for w in workers]
+    result = []
+    setter = threading.Thread(target=lambda: result.append(soak.set(robot_description=macro_bomb())))
+    setter.start()
+
+    def busy():
+        return result or next((w for w, c in zip(workers, cpu0)
+                               if sum(w.cpu_times()[:2]) > c + 0.3), None)
+    worker = wait_until(busy, 20.0, 'the parse')
+    killed = not result
+    if killed:
+        os.kill(worker.pid, signal.SIGKILL)
+    setter.join(30.0)
+    (answer,) = result[0]
+    assert not answer.successful, 'the killed parse was accepted'
+    soak.refusals.append(('killed parse' if killed else 'bomb (parse ended before the kill)',
+                          answer.reason))
+    soak.events.append(f'parser worker {"SIGKILLed" if killed else "missed"}: {answer.reason}')
+
+
+def _conduct(soak: Soak, ledger: Ledger, t0: float, drivers, tmp_path) -> None:
+    """The schedule: one step every 5 s (see the module docstring)."""
+    changes, hostile = _parameter_changes(), _hostile_descriptions(tmp_path)
+    models = [TOY, OTHER]
+    state = {'description': TOY, 'frame_prefix': PREFIX}
+    n_change = n_swap = n_hostile = 0
+    next_kill = 50.0
+    step = 1
+    while True:
+        at = 5.0 * step
+        if at >= DURATION_S - 5.0 or soak.stop.wait(max(0.0, t0 + at - time.monotonic())):
+            return
+        step += 1
+        if int(at) % 30 == 0:
+            _toggle_second(soak, present=int(at) // 30 % 2 == 1)
+        if int(at) % 10 == 5:           # a parameter change
+            name, values = changes[n_change % len(changes)]
+            value = values[n_change // len(changes) % 2]
+            n_change += 1
+            config = ledger.config(state['description'], value, time.monotonic()) \
+                if name == 'frame_prefix' else None
+            (result,) = soak.set(**{name: value})
+            assert result.successful, f'{name}={value!r}: {result.reason}'
+            if config is not None:
+                config.t_ack = time.monotonic()
+                state['frame_prefix'] = value
+            soak.events.append(f'{name} = {value!r}')
+            continue
+        n_swap += 1                     # a swap
+        description = models[n_swap % 2]
+        config = ledger.config(description, state['frame_prefix'], time.monotonic())
+        (result,) = soak.set(robot_description=description)
+        assert result.successful, result.reason
+        config.t_ack = time.monotonic()
+        state['description'] = description
+        soak.swaps += 1
+        soak.events.append(f'{time.monotonic() - t0:.1f} s: swap to {config.kin.model.name}')
+        if int(at) % 60 == 30:          # a hostile description and a flood
+            _run_thread(soak, 'flood', _flood, drivers)
+            text, construct = hostile[n_hostile % len(hostile)]
+            n_hostile += 1
+            (result,) = soak.set(robot_description=text)
+            assert not result.successful and construct in result.reason, result.reason
+            soak.refusals.append(('hostile description', result.reason))
+            soak.events.append(f'hostile description refused: {result.reason[:80]}')
+        if at >= next_kill:
+            next_kill += KILL_EVERY_S
+            _kill_parse(soak)
+
+
+def _publish(pub, data: bytes) -> bool:
+    """Publish; False when the reliable writer stayed blocked (a flood fills the reader)."""
+    try:
+        pub.publish(data)
+        return True
+    except Exception:  # noqa: BLE001 (RCLError "cannot publish data")
+        return False
+
+
+def test_chaos_soak(tmp_path, monkeypatch):
+    # a domain of its own: no /tf of a node another test left behind
+    monkeypatch.setenv('ROS_DOMAIN_ID', str(int(os.environ.get('ROS_DOMAIN_ID', '0')) % 100 + 101))
+    from urdf_state_py.tools.bench.e2e import model_spec
+    from urdf_state_py.tools.bench.procs import start_driver, stop_chain
+    soak = Soak(tmp_path)
+    drivers = []
+    threads = []
+    try:
+        wait_until(lambda: soak.pub.get_subscription_count() > 0, 20.0, 'the node on joint_states')
+        wait_until(lambda: any("Robot 'toy' loaded" in ln for ln in soak.node.lines), 20.0,
+                   'the model loaded')
+        spec = dict(model_spec(TOY)[0], raw=True)
+        drivers = [start_driver(spec, dict(os.environ), tmp_path, f'chaos_{k}')
+                   for k in range(FLOOD_PUBLISHERS)]
+        for driver in drivers:
+            driver.wait_event('ready', 60.0)
+        # the node's /tf matched with the sink: one message comes through
+        warm = [0]
+
+        def first_through():
+            warm[0] += _publish(soak.pub, serialized(['a', 'b'], [0.0, 0.0]))
+            return soak.records
+        wait_until(first_through, 20.0, 'the first /tf message')
+        soak.records.clear()
+
+        capacity = int(DURATION_S * RATE_HZ) + 1
+        base_ns = time.time_ns() // 1_000_000 * 1_000_000 + 1_000_000
+        ledger = Ledger(base_ns, capacity)
+        ledger.config(TOY, PREFIX, float('-inf')).t_ack = float('-inf')
+        template = bytearray(serialized(['a', 'b'], [0.125, 0.375]))
+        at = {v: template.index(struct.pack('<d', v)) for v in (0.125, 0.375)}
+        bad = _bad_payloads(bytes(template))
+        process = psutil.Process(soak.node.proc.pid)
+        samples = []       # (t, rss, threads, fds)
+        t0 = soak.t0 = time.monotonic()
+        threads = [_run_thread(soak, 'parameters', _ask_parameters),
+                   _run_thread(soak, 'tf check', _check_tf, ledger),
+                   _run_thread(soak, 'schedule', _conduct, ledger, t0, drivers, tmp_path)]
+        n_bad = n_bad_flooded = n_unsent = 0
+        pack_stamp, pack_d = struct.Struct('<iI').pack_into, struct.Struct('<d').pack_into
+        for k in range(capacity - 1):
+            now = time.monotonic()
+            if t0 + k / RATE_HZ > now:
+                time.sleep(t0 + k / RATE_HZ - now)   # pacing the 1 kHz stream
+            if k % BAD_EVERY == BAD_EVERY - 1:
+                if _publish(soak.pub, bad[k // BAD_EVERY % len(bad)]):
+                    n_bad += 1
+                    n_bad_flooded += soak.flooding.is_set() or now < soak.flood_end + FLOOD_MARGIN_S
+                continue
+            a, b = positions(k)
+            pack_stamp(template, 4, *divmod(base_ns + k * 1_000_000, 1_000_000_000))
+            pack_d(template, at[0.125], a)
+            pack_d(template, at[0.375], b)
+            flooded = soak.flooding.is_set() or now < soak.flood_end + FLOOD_MARGIN_S
+            ledger.sent(k, FLOODED if flooded else GOOD, now)
+            with soak.second_lock:
+                if not _publish(soak.second if soak.second and k % 10 == 5 else soak.pub,
+                                bytes(template)):
+                    ledger.sent(k, NONE, now)
+                    n_unsent += 1
+            if k % 1000 == 0:
+                samples.append((now - t0, process.memory_info().rss / 2**20,
+                                process.num_threads(), process.num_fds()))
+        # drain: every good message outside the floods has come back (or 30 s passed)
+        sent = capacity - 1
+        try:
+            wait_until(lambda: soak.errors or ledger.tally(sent)['lost'] == 0, 30.0,
+                       'the /tf answers to every good message')
+        except pytest.fail.Exception:
+            pass           # reported below as lost
+        soak.stop.set()
+        for thread in threads:
+            thread.join(60.0)
+        tally = ledger.tally(sent)
+        try:   # the latest counts (published once a second)
+            final = soak.diagnostics.wait(
+                lambda v, s: int(v['rejected messages']) >= n_bad - n_bad_flooded,
+                soak.diagnostics.count() - 1, timeout=30.0, what='the counts')[0]
+        except pytest.fail.Exception:
+            final = soak.diagnostics.latest()
+        code = soak.node.proc.send_signal(signal.SIGINT) or soak.node.proc.wait(30.0)
+        _report_and_assert(soak, ledger, sent, (n_bad, n_bad_flooded), n_unsent, samples, final, code)
+    finally:
+        soak.stop.set()
+        stop_chain(None, *drivers)
+        soak.node.close()
+        soak.spinner.stop(soak.side)
+
+
+def _report_and_assert(soak, ledger, sent, bad, n_unsent, samples, final, code) -> None:
+    n_bad, n_bad_flooded = bad
+    tally = ledger.tally(sent)
+    answered = [lat for _, lat in soak.answers if lat is not None]
+    late = [lat for _, lat in soak.answers if lat is None or lat > ANSWER_LIMIT_S]
+    robots = [{kv.key: kv.value for kv in s.values}.get('robot') for s in soak.diagnostics.statuses]
+    shown_swaps = sum(1 for x, y in zip(robots, robots[1:]) if x != y)
+    rss = [(t, r) for t, r, _, _ in samples]
+    threads_fds = [(n, f) for t, _, n, f in samples if t >= 0.2 * samples[-1][0]]
+    rejected_descriptions = int(final.get('rejected descriptions', 0))
+    figures = {
+        'duration s': f'{DURATION_S:.0f}',
+        'good JointStates (outside floods / in floods)': f'{tally["good"]} / {tally["flooded"]}',
+        'malformed sent (in floods) / counted by the node':
+            f'{n_bad} ({n_bad_flooded}) / {final["rejected messages"]}',
+        'not sent (writer blocked)': n_unsent,
+        'JointStates sent by the flood publishers / /tf published by the node in all':
+            f'{soak.flood_sent} / {final["/tf messages published"]}',
+        'not received here outside floods / in floods / duplicated':
+            f'{tally["lost"]} / {tally["lost in floods"]} / {tally["duplicated"]}',
+        '/tf checked against FK / other (floods)': f'{ledger.n_checked} / {ledger.n_other}',
+        '/tf wrong or mixing models': ledger.n_wrong,
+        '/tf of other nodes (ignored)': ledger.n_foreign,
+        'swaps made / seen on /diagnostics': f'{soak.swaps} / {shown_swaps}',
+        'descriptions refused / counted on /diagnostics':
+            f'{len(soak.refusals)} / {rejected_descriptions}',
+        'GetParameters asked / answered / later than 1 s or none':
+            f'{len(soak.answers)} / {len(answered)} / {len(late)}',
+        'GetParameters answer max ms': f'{max(answered) * 1e3:.1f}' if answered else '-',
+        'RSS MB start / end / slope over last 80 % MB/h':
+            f'{rss[0][1]:.1f} / {rss[-1][1]:.1f} / {slope_per_hour(rss):+.1f}'
+            f' (bound {RSS_SLOPE_MB_H:g})',
+        'threads min/max (last 80 %)': f'{min(n for n, _ in threads_fds)}/'
+                                       f'{max(n for n, _ in threads_fds)}',
+        'open fds min/max (last 80 %)': f'{min(f for _, f in threads_fds)}/'
+                                        f'{max(f for _, f in threads_fds)}',
+        'exit code at SIGINT': code,
+    }
+    print('\nchaos soak figures:')
+    for key, value in figures.items():
+        print(f'  {key}: {value}')
+    print('  schedule: ' + '; '.join(soak.events))
+    for what, reason in soak.refusals:
+        print(f'  refused ({what}): {reason[:160]}')
+    for text in ledger.wrong:
+        print(f'  WRONG: {text}')
+    late_at = [f'{t - soak.t0:.1f} s: {"none" if lat is None else f"{lat:.2f} s"}'
+               for t, lat in soak.answers if lat is None or lat > ANSWER_LIMIT_S]
+    print('  late parameter answers (asked at): ' + ', '.join(late_at[:10]))
+    print('  lost (sent at): ' + '; '.join(ledger.lost_spans(sent, soak.t0)))
+    assert not soak.errors, soak.errors
+    # exactly one /tf per good JointState, checked one by one where received; a receiver
+    # held up on a loaded machine misses some (the node's /tf writer keeps 100, as
+    # robot_state_publisher's): outside STRICT, a miss is a figure, a duplicate a failure
+    assert tally['duplicated'] == 0, figures
+    assert ledger.n_checked > tally['good'] / 2, figures
+    if STRICT:
+        assert tally['lost'] == 0, figures
+    assert ledger.n_wrong == 0, ledger.wrong
+    assert int(final['rejected messages']) >= n_bad - n_bad_flooded
+    assert shown_swaps == soak.swaps, robots
+    assert rejected_descriptions == len(soak.refusals) and all(r for _, r in soak.refusals)
+    # and by reason on /diagnostics
+    assert sum(int(v) for k, v in final.items() if k.startswith('rejected descriptions: ')) \
+        == len(soak.refusals), final
+    assert not [lat for _, lat in soak.answers if lat is None], late   # none stalled
+    if STRICT:
+        assert not late, late
+    assert slope_per_hour(rss) < RSS_SLOPE_MB_H, figures
+    n_threads = [n for n, _ in threads_fds]
+    fds = [f for _, f in threads_fds]
+    # flat: the end is where the window started (a parse may hold a pipe or a thread meanwhile)
+    assert n_threads[-1] <= n_threads[0] and fds[-1] <= fds[0] + 2, threads_fds
+    assert code == 0, soak.node.close()[-3000:]
