@@ -161,3 +161,9 @@ def test_status_text_from_the_network_cannot_drive_the_terminal():
     assert node_status.printable('x' * 400).endswith('... (400 characters)')
     assert node_status.node_of('ns/urdf_state: robot state') == '/ns/urdf_state'
     assert node_status.node_of('other: thing') is None
+
+
+def test_status_without_rclpy_says_so(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, 'rclpy', None)          # import rclpy -> ImportError
+    assert cli.main(['status', '--timeout', '0']) == 1
+    assert capsys.readouterr().err.startswith('error: status needs ROS 2 (rclpy)')

@@ -93,8 +93,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Listen to /diagnostics until the node(s) report, read their parameters, print."""
-    import rclpy  # noqa: PLC0415 - only this command needs ROS
-    from rclpy.executors import SingleThreadedExecutor  # noqa: PLC0415
+    try:
+        import rclpy  # noqa: PLC0415 - only this command needs ROS
+        from rclpy.executors import SingleThreadedExecutor  # noqa: PLC0415
+    except ImportError as exc:
+        raise StatusError(f'status needs ROS 2 (rclpy): {exc}; source a ROS 2 distro or use '
+                          './dev.sh python -m urdf_state_py status') from None
 
     wanted = normalize_node(args.node) if args.node else None
     context = rclpy.Context()
