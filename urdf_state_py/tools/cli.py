@@ -30,9 +30,6 @@ mistakes (bad syntax, unknown joint variable or link).
 from __future__ import annotations
 
 import argparse
-import ast
-import math
-import operator
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -45,6 +42,7 @@ from urdf_state_py.core.parsers import Parser, ParserRegistry, default_registry
 from urdf_state_py.core.parsers._xml import decode
 
 from . import node_status
+from .cli_values import UsageError, parse_number
 from .model_tree import dot_lines, tree_lines
 
 #: Exit statuses (2 is also what argparse uses for its own usage errors).
@@ -53,14 +51,6 @@ EXIT_INVALID = 1
 EXIT_USAGE = 2
 
 PROG = 'urdf_state_check'
-
-
-class UsageError(Exception):
-    """A command-line mistake found after argparse (e.g. a misspelt joint name).
-
-    Kept apart from :class:`DescriptionError` so that "your file is broken"
-    (exit 1) and "your command is wrong" (exit 2) stay distinguishable in scripts.
-    """
 
 
 # ------------------------------------------------------------------ loading
@@ -211,42 +201,6 @@ def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
 
 
 # ------------------------------------------------------------------ fk
-
-_BINARY: dict[type, Callable[[float, float], float]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-    ast.Div: operator.truediv, ast.Pow: operator.pow,
-}
-_UNARY: dict[type, Callable[[float], float]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
-_NAMES = {'pi': math.pi, 'tau': math.tau, 'inf': math.inf, 'nan': math.nan}
-
-
-def parse_number(text: str) -> float:
-    """A joint value: a float or a small arithmetic expression such as ``-pi/2``.
-
-    Angles are naturally written in terms of pi, and typing 1.5707963267948966
-    by hand is error prone; the expression is evaluated from its syntax tree
-    (numbers, pi/tau/inf/nan, + - * / **), never with ``eval``.
-    """
-    def value(node: ast.AST) -> float:
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
-                and not isinstance(node.value, bool):
-            return float(node.value)
-        if isinstance(node, ast.Name) and node.id in _NAMES:
-            return _NAMES[node.id]
-        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-            return _BINARY[type(node.op)](value(node.left), value(node.right))
-        if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-            return _UNARY[type(node.op)](value(node.operand))
-        raise ValueError
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    try:
-        return value(ast.parse(text.strip(), mode='eval').body)
-    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError, RecursionError):
-        raise UsageError(f"'{text}' is not a number (use e.g. 0.5, -pi/2, 3*pi/4)") from None
-
 
 def _parse_assignments(items: Sequence[str]) -> dict[str, float]:
     """``--set name=value`` flags as a dict (the last one wins, like on most CLIs)."""
