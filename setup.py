@@ -124,6 +124,17 @@ setup(
             'urdf_state_bench = urdf_state_py.tools.bench:main',
             'urdf_state_check = urdf_state_py.tools.cli:main',
         ],
+        # `ros2 urdf ...` (used where ros2cli is installed; harmless without it).
+        'ros2cli.command': [
+            'urdf = urdf_state_py.tools.ros2urdf.command:UrdfCommand',
+        ],
+        'ros2cli.extension_point': [
+            'urdf_state_py.verb = urdf_state_py.tools.ros2urdf.verb:VerbExtension',
+        ],
+        'urdf_state_py.verb': [
+            f'{name} = urdf_state_py.tools.ros2urdf.verb:{name.capitalize()}Verb'
+            for name in ('check', 'tree', 'fk', 'parsers', 'status')
+        ],
         'urdf_state_py.parsers': [
             'urdf = urdf_state_py.core.parsers.urdf_xml:UrdfXmlParser',
             'xacro = urdf_state_py.core.parsers.xacro_parser:XacroParser',

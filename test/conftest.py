@@ -22,6 +22,12 @@ if not os.environ.get('ROS_DOMAIN_ID'):
     os.environ['ROS_DOMAIN_ID'] = str(random.randint(1, 100))
 
 
+def pytest_configure(config):
+    """Register the ``ros`` marker: ``pytest -m "not ros"`` selects the tests that need no ROS
+    (what CI runs on Python 3.10 with Ubuntu 22.04's numpy, where no rclpy is installed)."""
+    config.addinivalue_line('markers', 'ros: needs rclpy (and DDS, messages or launch) to run')
+
+
 def pytest_report_header(config):
     """Which ROS 2 the run uses and whether the corpus is there (its tests skip without it)."""
     try:

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEADLINE_S = 15.0
 

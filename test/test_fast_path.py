@@ -2,6 +2,8 @@
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 pytest.importorskip('rclpy')
 
 from robot_files import H1_2, big_robot_params  # noqa: E402

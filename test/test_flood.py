@@ -10,6 +10,8 @@ on purpose (a loaded CI machine); speed itself is the benchmark's business.
 """
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 pytest.importorskip('rclpy')
 pytest.importorskip('psutil')
 

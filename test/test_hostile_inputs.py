@@ -25,6 +25,8 @@ import time
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 from test_node_harness import NS, transform_map, wait_until
 
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402

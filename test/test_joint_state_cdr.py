@@ -12,6 +12,8 @@ import tracemalloc
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 pytest.importorskip('rclpy')
 
 from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402

@@ -74,6 +74,7 @@ def _load_launch_module():
     return module
 
 
+@pytest.mark.ros
 def test_generate_launch_description():
     pytest.importorskip('launch', reason='launch is not installed (ROS 2 launch framework)')
     pytest.importorskip('launch_ros', reason='launch_ros is not installed')
@@ -88,6 +89,7 @@ def test_generate_launch_description():
     assert any(isinstance(e, OpaqueFunction) for e in ld.entities)
 
 
+@pytest.mark.ros
 def test_launch_node_action_parameters(tmp_path):
     """Run the OpaqueFunction against a launch context: the Node gets the file contents."""
     pytest.importorskip('launch', reason='launch is not installed (ROS 2 launch framework)')
@@ -185,6 +187,7 @@ def test_config_yaml_parses_and_is_commented():
             assert lines[i - 1].strip().startswith('#') or stripped.endswith(':'), line
 
 
+@pytest.mark.ros
 def test_config_yaml_matches_node_parameters_and_defaults():
     config = config_parameters()
     declared = _node_parameters()
@@ -196,6 +199,7 @@ def test_config_yaml_matches_node_parameters_and_defaults():
         assert type(config[name]) is type(default), name
 
 
+@pytest.mark.ros
 def test_config_yaml_is_accepted_by_rcl():
     """rcl's YAML parser (not PyYAML) reads the file and the node starts with the defaults."""
     declared = _node_parameters()

@@ -16,6 +16,8 @@ import time
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 from test_node_harness import (DEADLINE, LATCHED, NodeUnderTest, transform_map,
                                wait_until)
 

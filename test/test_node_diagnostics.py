@@ -9,6 +9,8 @@ import threading
 
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 from test_hostile_inputs import TOY, DiagnosticsRecorder, serialized
 from test_node_harness import NodeUnderTest
 

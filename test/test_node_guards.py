@@ -3,6 +3,8 @@ changes (failures inside the executor itself: test_ros_spin.py)."""
 
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 from test_hostile_inputs import TOY
 from test_node_harness import LATCHED, NodeUnderTest, wait_until
 

@@ -17,6 +17,8 @@ import uuid
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 rclpy = pytest.importorskip('rclpy')
 
 from rcl_interfaces.srv import SetParameters  # noqa: E402

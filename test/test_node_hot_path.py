@@ -14,6 +14,8 @@ import uuid
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 from robot_files import H1_2, corpus_file  # noqa: E402
 from test_node_harness import NS, NodeUnderTest, Probe, _Spinner, wait_until  # noqa: E402
 from test_node_joint_states import MULTI_DOF, TOY  # noqa: E402
@@ -265,9 +267,11 @@ def test_a_message_that_fails_is_counted_logged_once_and_the_thread_goes_on(side
 
 
 def test_without_the_low_level_api_the_executor_path_is_chosen_with_a_reason():
-    class HumbleLikeNode:          # Humble's Node keeps its subscriptions name-mangled
+    # rclpy before Humble (Foxy 1.0, Galactic 2.0) kept a Node's subscriptions name-mangled;
+    # Humble's 3.3.x has the plain list, WaitSet and take_message, so it takes the hot path.
+    class GalacticLikeNode:
         _Node__subscriptions: list = []
 
     assert unavailable_reason() is None                       # this rclpy has the API
-    reason = unavailable_reason(HumbleLikeNode(), object())
+    reason = unavailable_reason(GalacticLikeNode(), object())
     assert reason and 'private' in reason

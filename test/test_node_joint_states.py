@@ -8,6 +8,8 @@ import math
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 from test_node_harness import (LATCHED, NodeUnderTest, compose_poses, transform_map,
                                wait_until)
 from urdf_state_py.core.kinematics import Kinematics

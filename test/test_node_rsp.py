@@ -7,6 +7,8 @@ import math
 
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 from robot_files import RSP_FIXTURES
 from test_node_harness import NodeUnderTest, transform_map, wait_until
 

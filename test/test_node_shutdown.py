@@ -23,6 +23,8 @@ import uuid
 
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 from robot_files import H1_2
 from test_node_harness import wait_until
 from sensor_msgs.msg import JointState  # noqa: E402 - after the harness's importorskip

@@ -2,6 +2,8 @@
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 pytest.importorskip('rclpy')
 
 from builtin_interfaces.msg import Time  # noqa: E402

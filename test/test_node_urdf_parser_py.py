@@ -12,6 +12,8 @@ option, which the node declares as the parameter ``urdf_parser_py.strict``.
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 from robot_files import FIXTURES, H1_2 as H1_2_PATH, corpus_file, corpus_params
 from test_node_harness import NodeUnderTest, compose_poses, transform_map, wait_until
 from test_node_robots import random_state

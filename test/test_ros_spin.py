@@ -6,9 +6,11 @@ import os
 import signal
 
 import pytest
-import rclpy
-from rclpy.executors import SingleThreadedExecutor
-from rclpy.node import Node
+
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+rclpy = pytest.importorskip('rclpy')
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.node import Node  # noqa: E402
 
 from urdf_state_py.node.spin import make_executor, spin_until_shutdown
 

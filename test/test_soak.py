@@ -19,6 +19,8 @@ import time
 
 import pytest
 
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
 from test_hostile_inputs import (CASES, KEEP_ALL, NODE, DiagnosticsRecorder, NodeProcess,
                                  serialized)
 from test_node_harness import _Spinner, wait_until

@@ -33,11 +33,12 @@ Low-level API used (rclpy's C extension, as its own executors and
 ``wait_for_message`` use it): ``WaitSet``, ``GuardCondition``,
 ``Subscription.take_message(type, raw)``; and the node's ``_subscriptions``
 list, from which the subscription is removed so that no executor (wait-set or
-events) serves it too (its event handlers: ``Node.remove_waitable``). Jazzy (rclpy 7.x) and Kilted (9.x) have all of it;
-Humble's Node keeps its subscriptions in a name-mangled list, so there
-:func:`unavailable_reason` says why and the node keeps today's path (the
-subscription's callback, on the executor). ``URDF_STATE_HOT_PATH=off`` forces
-that path anywhere.
+events) serves it too (its event handlers: ``Node.remove_waitable``). Humble
+(rclpy 3.3.x, read in 3.3.0 and 3.3.15), Jazzy (7.x) and Kilted (9.x) have all
+of it, so all three take this path; rclpy before Humble (Foxy 1.0, Galactic 2.0)
+keeps a Node's subscriptions in a name-mangled list, and there
+:func:`unavailable_reason` says why and the node serves the subscription's
+callback on its executor. ``URDF_STATE_HOT_PATH=off`` forces that path anywhere.
 """
 
 from __future__ import annotations

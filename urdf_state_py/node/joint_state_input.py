@@ -6,7 +6,7 @@ native twin where :mod:`.native` allows; logged once, shown on /diagnostics), th
 fused fast path (:mod:`.fast_path`) or the general path (merge, rate limit,
 limits, clamping warnings), and the /tf publication. The subscription is
 served by :class:`~.hot_path.HotPath`'s thread where rclpy allows it, else by
-the node's executor (Humble, or ``URDF_STATE_HOT_PATH=off``).
+the node's executor (rclpy without that API, or ``URDF_STATE_HOT_PATH=off``).
 
 Consistency: one message reads the loaded state and the settings once, under
 :attr:`JointStateInput.lock`; the node swaps them (and changes anything the

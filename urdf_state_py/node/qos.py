@@ -29,7 +29,7 @@ def quiet_publisher_events():
         from rclpy.qos_event import PublisherEventCallbacks
     try:
         return PublisherEventCallbacks(use_default_callbacks=False)
-    except TypeError:  # pragma: no cover - a release without the option: keep the defaults
+    except TypeError:  # pragma: no cover - rclpy before Humble lacks the option: keep the defaults
         return None
 
 

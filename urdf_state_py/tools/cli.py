@@ -11,8 +11,16 @@ Subcommands (``python -m urdf_state_py ...`` or ``urdf_state_check ...``):
 
 * ``check FILE`` -- parser choice (with every parser's ``might_handle``
   score), robot name, root, counts and the link tree;
+* ``tree FILE [--dot]`` -- the link/joint tree with joint types, mimic and
+  limits, or as a Graphviz graph (:mod:`.model_tree`);
 * ``fk FILE`` -- root-relative pose of links for given joint values;
-* ``parsers`` -- the registered parsers and their options.
+* ``parsers [FILE]`` -- the registered parsers and their options (with
+  FILE: each parser's score for it);
+* ``status [NODE]`` -- a running node's model, parser, rates and last
+  rejection (:mod:`.node_status`; the only command that needs ROS).
+
+The same commands are ``ros2 urdf <command>`` where ros2cli is installed
+(:mod:`.ros2urdf`): both build their arguments from :data:`COMMANDS`.
 
 Exit status: 0 on success, 1 when the description is invalid (the message,
 never a traceback, goes to stderr as ``error: ...``), 2 for command-line
@@ -22,12 +30,10 @@ mistakes (bad syntax, unknown joint variable or link).
 from __future__ import annotations
 
 import argparse
-import ast
-import math
-import operator
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from urdf_state_py.core.errors import DescriptionError
@@ -35,20 +41,16 @@ from urdf_state_py.core.model import JointType, Model
 from urdf_state_py.core.parsers import Parser, ParserRegistry, default_registry
 from urdf_state_py.core.parsers._xml import decode
 
+from . import node_status
+from .cli_values import UsageError, parse_number
+from .model_tree import dot_lines, tree_lines
+
 #: Exit statuses (2 is also what argparse uses for its own usage errors).
 EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_USAGE = 2
 
 PROG = 'urdf_state_check'
-
-
-class UsageError(Exception):
-    """A command-line mistake found after argparse (e.g. a misspelt joint name).
-
-    Kept apart from :class:`DescriptionError` so that "your file is broken"
-    (exit 1) and "your command is wrong" (exit 2) stay distinguishable in scripts.
-    """
 
 
 # ------------------------------------------------------------------ loading
@@ -80,7 +82,10 @@ def _parser_options(parser: Parser, args: argparse.Namespace, path: str) -> dict
         if not values:
             continue
         if option in declared:
-            options[option] = list(values)
+            # A relative PKG=PATH is relative to the shell's folder, not to the file's.
+            options[option] = list(values) if option == 'args' else [
+                f'{pkg}={os.path.abspath(path)}' if sep else item
+                for item in values for pkg, sep, path in [item.partition('=')]]
         else:
             _warn(f"{flag} ignored: parser '{parser.name}' has no '{option}' option")
     if 'base_dir' in declared:
@@ -151,25 +156,23 @@ def _load(args: argparse.Namespace, registry: ParserRegistry
 # ------------------------------------------------------------------ check
 
 
-def _tree_lines(model: Model) -> list[str]:
-    """The link tree, one indented line per link, each child naming its joint.
+def _print_scores(scores: dict[str, int], length: int, out: TextIO) -> None:
+    """Each parser's ``might_handle`` score, as the registry compared them."""
+    print(f'might_handle scores (lowest wins, >= {length} = not mine):', file=out)
+    width = max(len(n) for n in scores)
+    for parser_name, score in sorted(scores.items()):
+        mark = '  (not mine)' if score >= length else ''
+        print(f'  {parser_name:<{width}}  {score}{mark}', file=out)
 
-    Depth-first so a subtree reads contiguously (the model's own joint order is
-    breadth-first, which scatters a limb across the listing).
-    """
-    by_parent: dict[str, list] = {}
-    for joint in model.joints:
-        by_parent.setdefault(joint.parent, []).append(joint)
-    lines = [f'  {model.root}']
-    stack = [(joint, 2) for joint in reversed(by_parent.get(model.root, []))]
-    while stack:
-        joint, depth = stack.pop()
-        detail = joint.type.value
-        if joint.is_mimic:
-            detail += f', mimics {joint.mimic.joint}'
-        lines.append(f"{'  ' * depth}{joint.child}  <- {joint.name} ({detail})")
-        stack.extend((child, depth + 1) for child in reversed(by_parent.get(joint.child, [])))
-    return lines
+
+def _cmd_tree(args: argparse.Namespace, out: TextIO) -> int:
+    """Print the link/joint tree (check_urdf's tree), or Graphviz (urdf_to_graphviz's job)."""
+    model, _, _, _ = _load(args, default_registry())
+    lines = dot_lines(model) if args.dot else \
+        [f'robot: {model.name}  root: {model.root}', *tree_lines(model, limits=True)]
+    for line in lines:
+        print(line, file=out)
+    return EXIT_OK
 
 
 def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
@@ -179,11 +182,7 @@ def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     model, name, scores, length = _load(args, registry)
     how = 'auto-detected' if args.parser == 'auto' else 'forced by --parser'
     print(f'parser: {name} ({how})', file=out)
-    print(f'might_handle scores (lowest wins, >= {length} = not mine):', file=out)
-    width = max(len(n) for n in scores)
-    for parser_name, score in sorted(scores.items()):
-        mark = '  (not mine)' if score >= length else ''
-        print(f'  {parser_name:<{width}}  {score}{mark}', file=out)
+    _print_scores(scores, length, out)
     print(f'robot: {model.name}', file=out)
     print(f'root: {model.root}', file=out)
     print(f'links: {len(model.links)}', file=out)
@@ -196,48 +195,12 @@ def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     print(f'active joints: {len(model.active_joint_names)}, '
           f'active variables: {len(active_vars)}', file=out)
     print('tree:', file=out)
-    for line in _tree_lines(model):
+    for line in tree_lines(model):
         print(line, file=out)
     return EXIT_OK
 
 
 # ------------------------------------------------------------------ fk
-
-_BINARY: dict[type, Callable[[float, float], float]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-    ast.Div: operator.truediv, ast.Pow: operator.pow,
-}
-_UNARY: dict[type, Callable[[float], float]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
-_NAMES = {'pi': math.pi, 'tau': math.tau, 'inf': math.inf, 'nan': math.nan}
-
-
-def parse_number(text: str) -> float:
-    """A joint value: a float or a small arithmetic expression such as ``-pi/2``.
-
-    Angles are naturally written in terms of pi, and typing 1.5707963267948966
-    by hand is error prone; the expression is evaluated from its syntax tree
-    (numbers, pi/tau/inf/nan, + - * / **), never with ``eval``.
-    """
-    def value(node: ast.AST) -> float:
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
-                and not isinstance(node.value, bool):
-            return float(node.value)
-        if isinstance(node, ast.Name) and node.id in _NAMES:
-            return _NAMES[node.id]
-        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-            return _BINARY[type(node.op)](value(node.left), value(node.right))
-        if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-            return _UNARY[type(node.op)](value(node.operand))
-        raise ValueError
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    try:
-        return value(ast.parse(text.strip(), mode='eval').body)
-    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError, RecursionError):
-        raise UsageError(f"'{text}' is not a number (use e.g. 0.5, -pi/2, 3*pi/4)") from None
-
 
 def _parse_assignments(items: Sequence[str]) -> dict[str, float]:
     """``--set name=value`` flags as a dict (the last one wins, like on most CLIs)."""
@@ -315,6 +278,10 @@ def _cmd_parsers(args: argparse.Namespace, out: TextIO) -> int:
     """List parsers and options: what ``--parser`` accepts and which ROS
     parameters (``<parser>.<option>``) the node declares for them."""
     registry = default_registry()
+    if args.file is not None:
+        data = decode(_read_input(args.file))
+        print(f'{args.file}: {registry.select(data)} would read it', file=out)
+        _print_scores(registry.scores(data), len(data), out)
     for parser in registry:
         cls = type(parser)
         print(f'{parser.name}  ({cls.__module__}.{cls.__qualname__})', file=out)
@@ -335,61 +302,100 @@ def _warn(message: str) -> None:
     print(f'warning: {message}', file=sys.stderr)
 
 
+def _add_load_arguments(parser: argparse.ArgumentParser) -> None:
+    """FILE and how to parse it: the arguments of every command that reads a description."""
+    parser.add_argument('file', metavar='FILE', help="robot description file ('-' = stdin)")
+    parser.add_argument('--parser', default='auto', metavar='NAME',
+                        help="parser to use (default: auto; see the 'parsers' command)")
+    parser.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
+                        help='xacro argument (repeatable)')
+    parser.add_argument('--package-path', action='append', default=[], metavar='PKG=/PATH',
+                        help='location of a package for $(find PKG) (repeatable)')
+    parser.add_argument('--option', action='append', default=[], metavar='PARSER.OPTION=VALUE',
+                        help="any parser option, named as the node's parameter, e.g. "
+                             "urdf_parser_py.strict=true (repeatable; a list option takes one "
+                             "item per flag)")
+
+
+def _add_tree_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_load_arguments(parser)
+    parser.add_argument('--dot', action='store_true',
+                        help='print a Graphviz graph instead (e.g. | dot -Tpdf -o tree.pdf)')
+
+
+def _add_fk_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_load_arguments(parser)
+    parser.add_argument('--set', '--joint', dest='set', action='append', default=[],
+                        metavar='NAME=VALUE',
+                        help='joint variable value, e.g. elbow=-pi/2 (repeatable)')
+    parser.add_argument('--link', '--frame', dest='link', action='append', default=[],
+                        metavar='LINK', help='link to print (repeatable; default: all)')
+    parser.add_argument('--ignore-limits', action='store_true',
+                        help='do not clamp bounded joints into their limits')
+    parser.add_argument('--digits', type=int, default=6, choices=range(0, 17), metavar='N',
+                        help='decimals to print (default: 6)')
+
+
+def _add_parsers_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('file', nargs='?', metavar='FILE',
+                        help="also show each parser's score for this file ('-' = stdin)")
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command: its help, arguments and implementation, shared by both front ends."""
+
+    name: str
+    help: str
+    description: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, TextIO], int]
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command('check', 'parse and summarise a description',
+            'Parse FILE and print the parser chosen, counts and the link tree. '
+            'Exit 1 with the reason when it is invalid.', _add_load_arguments, _cmd_check),
+    Command('tree', 'the link/joint tree (or Graphviz with --dot)',
+            'Print the link/joint tree of FILE with joint types, mimic and limits.',
+            _add_tree_arguments, _cmd_tree),
+    Command('fk', 'root-relative link poses',
+            'Print the root-relative pose of links for given joint values '
+            '(others take their defaults).', _add_fk_arguments, _cmd_fk),
+    Command('parsers', 'list registered parsers and their options',
+            "List the parsers, their options (the node's <parser>.<option> parameters) and, "
+            'with FILE, which one reads it.', _add_parsers_arguments, _cmd_parsers),
+    Command('status', "a running urdf_state node's model, parser, rates and last rejection",
+            "Read a running urdf_state node's /diagnostics and parameters (needs ROS).",
+            node_status.add_arguments, node_status.run),
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse tree (public so tests and docs can introspect it)."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description='Inspect a robot description with the urdf_state_py parsers and '
-                    'kinematics (no ROS needed).')
+                    'kinematics (no ROS needed but for status).')
     sub = parser.add_subparsers(dest='command', metavar='COMMAND', required=True)
-
-    load = argparse.ArgumentParser(add_help=False)
-    load.add_argument('file', metavar='FILE', help="robot description file ('-' = stdin)")
-    load.add_argument('--parser', default='auto', metavar='NAME',
-                      help="parser to use (default: auto; see the 'parsers' command)")
-    load.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
-                      help='xacro argument (repeatable)')
-    load.add_argument('--package-path', action='append', default=[], metavar='PKG=/PATH',
-                      help='location of a package for $(find PKG) (repeatable)')
-    load.add_argument('--option', action='append', default=[], metavar='PARSER.OPTION=VALUE',
-                      help="any parser option, named as the node's parameter, e.g. "
-                           "urdf_parser_py.strict=true (repeatable; a list option takes one "
-                           "item per flag)")
-
-    check = sub.add_parser('check', parents=[load], help='parse and summarise a description',
-                           description='Parse FILE and print the parser chosen, counts and '
-                                       'the link tree.')
-    check.set_defaults(func=_cmd_check)
-
-    fk = sub.add_parser('fk', parents=[load], help='root-relative link poses',
-                        description='Print the root-relative pose of links for given '
-                                    'joint values (others take their defaults).')
-    fk.add_argument('--set', action='append', default=[], metavar='NAME=VALUE',
-                    help='joint variable value, e.g. elbow=-pi/2 (repeatable)')
-    fk.add_argument('--link', action='append', default=[], metavar='LINK',
-                    help='link to print (repeatable; default: all)')
-    fk.add_argument('--ignore-limits', action='store_true',
-                    help='do not clamp bounded joints into their limits')
-    fk.add_argument('--digits', type=int, default=6, choices=range(0, 17), metavar='N',
-                    help='decimals to print (default: 6)')
-    fk.set_defaults(func=_cmd_fk)
-
-    parsers = sub.add_parser('parsers', help='list registered parsers and their options')
-    parsers.set_defaults(func=_cmd_parsers)
+    for command in COMMANDS:
+        command_parser = sub.add_parser(command.name, help=command.help,
+                                        description=command.description)
+        command.add_arguments(command_parser)
+        command_parser.set_defaults(func=command.run)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI and return the exit status (the console script exits with it).
+def run_command(run: Callable[[argparse.Namespace, TextIO], int], args: argparse.Namespace,
+                out: TextIO | None = None) -> int:
+    """Run one command and return its exit status.
 
     Errors are turned into one ``error: ...`` line because the audience is a
     user fixing a file, for whom a traceback is noise.
     """
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        return args.func(args, sys.stdout)
-    except DescriptionError as exc:
+        return run(args, out or sys.stdout)
+    except (DescriptionError, node_status.StatusError) as exc:
         print(f'error: {exc}', file=sys.stderr)
         return EXIT_INVALID
     except UsageError as exc:
@@ -402,6 +408,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError:
             pass
         return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and return the exit status (the console script exits with it)."""
+    args = build_parser().parse_args(argv)
+    return run_command(args.func, args)
 
 
 if __name__ == '__main__':

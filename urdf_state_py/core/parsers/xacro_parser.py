@@ -208,15 +208,17 @@ def _xacro_session(xacro, packages: Mapping[str, str], base_dir: str):
 
     def safe_parse(inp, filename=None):
         if inp is None:
+            # xacro < 2.1 (older Humble installs) has no root_dir and opens the name as given.
+            path = os.path.join(getattr(xacro, 'root_dir', os.curdir), filename)
             check_file = xacro.substitution_args_context.get('check_file')
             if check_file is not None:  # the restricted policy: declared folders only
                 try:
-                    check_file(os.path.join(xacro.root_dir, filename), 'xacro:include')
+                    check_file(path, 'xacro:include')
                 except SandboxViolation:
                     xacro.filestack.pop()
                     raise
             try:
-                with open(os.path.join(xacro.root_dir, filename), 'rb') as stream:
+                with open(path, 'rb') as stream:
                     inp = stream.read()
             except OSError as exc:
                 xacro.filestack.pop()

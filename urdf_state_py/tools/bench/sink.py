@@ -101,18 +101,15 @@ def main(argv=None) -> int:
     import rclpy
     from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
     from tf2_msgs.msg import TFMessage
+    from urdf_state_py.node.spin import make_executor
     rclpy.init(args=['--ros-args', '--disable-rosout-logs'])
     node = rclpy.create_node('bench_sink')
     rec = Recorder()
     qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                      history=HistoryPolicy.KEEP_LAST)
     node.create_subscription(TFMessage, args.topic, rec.callback, qos, raw=True)
-    if args.executor == 'events':
-        from rclpy.experimental import EventsExecutor
-        executor = EventsExecutor()
-    else:
-        from rclpy.executors import SingleThreadedExecutor
-        executor = SingleThreadedExecutor()
+    # make_executor: EventsExecutor where rclpy has it (not Humble), else the default one.
+    executor = make_executor(args.executor)
     executor.add_node(node)
     stop = threading.Event()
 

@@ -1,0 +1,52 @@
+"""``status [NODE]`` (``ros2 urdf status``) against a real node over DDS.
+
+The node runs in this process; the command in a separate one
+(``python -m urdf_state_py status``), as a user runs it from another shell.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
+
+from test_node_harness import NodeUnderTest  # noqa: E402 - after the harness' importorskip
+
+ARM = Path(__file__).resolve().parent / 'fixtures' / 'urdfdom_arm.urdf'
+
+
+def _status(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, '-m', 'urdf_state_py', 'status', *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope='module')
+def node():
+    n = NodeUnderTest('urdf_state_status', {'robot_description': ARM.read_text(),
+                                            'frame_prefix': 'st/', 'publish_frequency': 7.0})
+    yield n
+    n.close()
+
+
+def test_status_reports_model_parser_and_parameters(node):
+    proc = _status(node.name, '--timeout', '30')
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == f'node: {node.name}'
+    assert lines[1].startswith('status: ')
+    for expected in ('  robot: urdfdom_arm', '  parser: urdf', '  links: 12',
+                     '  rejected descriptions: 0', '  last rejection: none',
+                     f'  robot_description: {len(ARM.read_text())} characters',
+                     '  frame_prefix: st/', '  publish_frequency: 7.0', '  parser: auto'):
+        assert expected in lines, (expected, proc.stdout)
+
+
+def test_status_of_an_absent_node_exits_1_with_the_reason(node):
+    proc = _status('/no_such_node', '--timeout', '2')
+    assert proc.returncode == 1
+    assert proc.stdout == ''
+    assert proc.stderr.startswith('error: node /no_such_node has not published on /diagnostics')
+
