@@ -209,18 +209,21 @@ def test_signal_while_a_description_loads(probe, start_node, case, executor):
 
 
 
-#: Start-ups of the node the abort test interrupts (half with each executor).
+
+#: Start-ups of the node the abort test interrupts: each signal sequence below with each
+#: executor, in turn.
 STARTS = 20
-#: The signal comes at a random moment this long at most after rcl says the node exists:
-#: while the node starts its threads and loads the start-up model (a few hundred ms) or
-#: just after that.
+START_UP_CASES = ('sigint', 'ctrl-c-under-launch', 'sigterm', 'sigint-then-sigterm')
+#: The first signal comes at a random moment this long at most after rcl says the node
+#: exists: while the node starts its threads and loads the start-up model (a few hundred
+#: ms), or just after that.
 START_UP_WINDOW_S = 0.5
 #: What an abort at the end of the process prints (exit status -6 besides).
 ABORT_MARKS = ('terminate called', 'Fatal Python error')
 
 
-def test_sigint_during_start_up_never_aborts(tmp_path):
-    """Ctrl-C while the node starts, over and over: every start ends with exit 0.
+def test_signals_during_start_up_never_abort(tmp_path):
+    """Ctrl-C (or SIGTERM) while the node starts, over and over: every start ends with exit 0.
 
     A signal that interrupted the node's constructor left its threads running
     (nothing destroyed a node that was never returned), and when one of them
@@ -233,22 +236,23 @@ def test_sigint_during_start_up_never_aborts(tmp_path):
     for i in range(STARTS):
         run = tmp_path / f'start{i}'
         run.mkdir()
-        executor = 'auto' if i % 2 == 0 else 'single'
+        case = START_UP_CASES[i % len(START_UP_CASES)]
+        executor = ('auto', 'single')[i // len(START_UP_CASES) % 2]
         node = NodeProcess(run, {'robot_description': big_tree(3, f'quick_{i}')}, executor,
                            ros_args=('--log-level', 'rcl:=debug'))
         try:
             wait_until(lambda: 'Node initialized' in node.output() or node.proc.poll() is not None,
                        what=f'node {node.name} created')
             time.sleep(random.uniform(0, START_UP_WINDOW_S))   # the stimulus' own timing
-            node.send(SIGNALS['sigint'])
+            node.send(SIGNALS[case])
             code, _ = node.wait_exit()
         finally:
             node.kill()
         out = node.output()
         if code != 0 or 'Traceback' in out or any(mark in out for mark in ABORT_MARKS):
-            loaded = "loaded" if f"Robot 'quick_{i}' loaded" in out else 'not loaded yet'
-            failures.append(f'start {i} ({executor}, model {loaded}): exit status {code}\n'
-                            + '\n'.join(line for line in out.splitlines()
-                                         if '[DEBUG]' not in line))
+            loaded = 'loaded' if f"Robot 'quick_{i}' loaded" in out else 'not loaded yet'
+            failures.append(f'start {i} ({case}, {executor}, model {loaded}): exit status {code}'
+                            '\n' + '\n'.join(line for line in out.splitlines()
+                                              if '[DEBUG]' not in line))
     assert not failures, (f'{len(failures)} of {STARTS} starts did not end quietly; '
                           f'the first:\n{failures[0]}')
