@@ -14,6 +14,7 @@ description is still loading.
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -205,3 +206,53 @@ def test_signal_while_a_description_loads(probe, start_node, case, executor):
             f'the description had finished loading before the signal: grow LOADING_LINKS\n{before}')
     finally:
         flow.stop()
+
+
+
+
+#: Start-ups of the node the abort test interrupts: each signal sequence below with each
+#: executor, in turn.
+STARTS = 20
+START_UP_CASES = ('sigint', 'ctrl-c-under-launch', 'sigterm', 'sigint-then-sigterm')
+#: The first signal comes at a random moment this long at most after rcl says the node
+#: exists: while the node starts its threads and loads the start-up model (a few hundred
+#: ms), or just after that.
+START_UP_WINDOW_S = 0.5
+#: What an abort at the end of the process prints (exit status -6 besides).
+ABORT_MARKS = ('terminate called', 'Fatal Python error')
+
+
+def test_signals_during_start_up_never_abort(tmp_path):
+    """Ctrl-C (or SIGTERM) while the node starts, over and over: every start ends with exit 0.
+
+    A signal that interrupted the node's constructor left its threads running
+    (nothing destroyed a node that was never returned), and when one of them
+    was inside rclpy's C++ with the GIL released as the interpreter finalised,
+    the process aborted: "terminate called without an active exception", exit
+    status -6. Each start waits for rcl's "Node initialized" (debug log), then
+    signals at a random moment within START_UP_WINDOW_S.
+    """
+    failures = []
+    for i in range(STARTS):
+        run = tmp_path / f'start{i}'
+        run.mkdir()
+        case = START_UP_CASES[i % len(START_UP_CASES)]
+        executor = ('auto', 'single')[i // len(START_UP_CASES) % 2]
+        node = NodeProcess(run, {'robot_description': big_tree(3, f'quick_{i}')}, executor,
+                           ros_args=('--log-level', 'rcl:=debug'))
+        try:
+            wait_until(lambda: 'Node initialized' in node.output() or node.proc.poll() is not None,
+                       what=f'node {node.name} created')
+            time.sleep(random.uniform(0, START_UP_WINDOW_S))   # the stimulus' own timing
+            node.send(SIGNALS[case])
+            code, _ = node.wait_exit()
+        finally:
+            node.kill()
+        out = node.output()
+        if code != 0 or 'Traceback' in out or any(mark in out for mark in ABORT_MARKS):
+            loaded = 'loaded' if f"Robot 'quick_{i}' loaded" in out else 'not loaded yet'
+            failures.append(f'start {i} ({case}, {executor}, model {loaded}): exit status {code}'
+                            '\n' + '\n'.join(line for line in out.splitlines()
+                                              if '[DEBUG]' not in line))
+    assert not failures, (f'{len(failures)} of {STARTS} starts did not end quietly; '
+                          f'the first:\n{failures[0]}')

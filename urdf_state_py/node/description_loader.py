@@ -39,6 +39,7 @@ from .fast_path import FastPath
 from .joint_states import JointStateMerger, WarnOnce
 from .params import ParamSpec
 from .tf_publishing import MovingTransforms
+from .threads import join_thread
 
 __all__ = ['DescriptionLoader', 'LOADER_PARAMETERS', 'Loaded', 'Source']
 
@@ -132,6 +133,10 @@ class DescriptionLoader:
         self._pending: Callable[[], None] | None = None
         self._wake = threading.Condition()
         self._closed = False
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the loader thread (apart from the constructor: the owner holds this first)."""
         self._thread = threading.Thread(target=self._run, name='description_loader',
                                         daemon=True)
         self._thread.start()
@@ -238,8 +243,7 @@ class DescriptionLoader:
             self._closed = True
             self._wake.notify()
         self._parser.close()
-        if self._thread is not threading.current_thread():
-            self._thread.join(timeout=5.0)
+        join_thread(self._thread, timeout=5.0)
 
 
 def _collect_and_trim() -> None:

@@ -21,6 +21,7 @@ from rclpy.node import Node
 
 from .guards import CallbackGuard
 from .health import Health, ModelView, node_status
+from .threads import join_thread
 
 __all__ = ['DiagnosticsPublisher', 'PERIOD_S', 'TASK', 'model_view']
 
@@ -50,8 +51,8 @@ class DiagnosticsPublisher:
     Not an rclpy timer: a timer is one more entity in every executor wake-up,
     and with Kilted's EventsExecutor a node that always has a timer was seen to
     abort at Ctrl-C now and then ("terminate called without an active
-    exception"). The thread only reads counters and publishes; :meth:`close`
-    stops it before the node is destroyed.
+    exception"). The thread only reads counters and publishes; :meth:`start`
+    starts it, :meth:`close` stops it before the node is destroyed.
 
     ``view(now_ns, stale_after_s)``: the current :class:`ModelView` (None
     without a model); ``stale_after_s()``: the configured staleness limit.
@@ -74,6 +75,10 @@ class DiagnosticsPublisher:
         self._clamps = 0
         self._publish_guarded = guard.wrap('/diagnostics', self.publish)
         self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start publishing (apart from the constructor: the owner holds this before it runs)."""
         self._thread = threading.Thread(target=self._run, name='urdf_state diagnostics',
                                         daemon=True)
         self._thread.start()
@@ -85,8 +90,7 @@ class DiagnosticsPublisher:
     def close(self) -> None:
         """Stop publishing (before the node and its publisher go)."""
         self._stop.set()
-        if self._thread is not threading.current_thread():
-            self._thread.join(timeout=2.0 * PERIOD_S)
+        join_thread(self._thread, timeout=2.0 * PERIOD_S)
 
     def publish(self) -> None:
         now_ns = self._now_ns()

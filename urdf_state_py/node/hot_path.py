@@ -52,6 +52,7 @@ from contextlib import ExitStack
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 
 from .health import LogThrottle
+from .threads import join_thread
 
 __all__ = ['HotPath', 'MessageErrors', 'hot_path_requested', 'unavailable_reason']
 
@@ -181,8 +182,7 @@ class HotPath:
             self._guard.trigger_guard_condition()
         except Exception:  # noqa: BLE001 - already destroyed: the loop ends on its timeout
             pass
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
+        join_thread(self._thread, timeout)
         if self._subscription not in self._node._subscriptions:
             self._node._subscriptions.append(self._subscription)
             for event in self._events:

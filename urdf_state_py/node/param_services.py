@@ -32,6 +32,8 @@ from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter_service import ParameterService
 
+from .threads import join_thread
+
 __all__ = ['ParameterServices']
 
 _THREADS = 3
@@ -73,6 +75,10 @@ class ParameterServices:
         self._closing = False
         self._executor = MultiThreadedExecutor(num_threads=_THREADS, context=node.context)
         self._executor.add_node(self._host)
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start serving (apart from the constructor: the owner holds this before it runs)."""
         self._thread = threading.Thread(target=self._spin, name='parameter_services',
                                         daemon=True)
         self._thread.start()
@@ -91,5 +97,5 @@ class ParameterServices:
         """Stop serving (waits briefly for a running callback) and destroy the helper."""
         self._closing = True
         self._executor.shutdown(timeout_sec=1.0)
-        self._thread.join(timeout=2.0)
+        join_thread(self._thread, timeout=2.0)
         self._host.destroy_node()

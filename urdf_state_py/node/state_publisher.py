@@ -76,6 +76,18 @@ class UrdfStateNode(Node):
         # The parameter services run on a thread of their own (see param_services).
         serve_parameters = kwargs.pop('start_parameter_services', True)
         super().__init__(node_name, start_parameter_services=False, **kwargs)
+        try:
+            self._set_up(registry, hot_path, serve_parameters)
+        except BaseException:
+            # A Ctrl-C during start-up (ShutdownRequested, see shutdown_signals) or a
+            # failure: nobody gets this node to destroy, and a thread of it left running
+            # aborts the process as it exits (see threads). Every component is held
+            # before its thread starts, so this stops all that started.
+            self.destroy_node()
+            raise
+
+    def _set_up(self, registry, hot_path: bool | None, serve_parameters: bool) -> None:
+        """Everything after rclpy's Node: parameters, topics, threads, the start-up model."""
         self._registry = registry if registry is not None else _parsers.default_registry()
         self._lock = threading.RLock()
         self._loaded: Loaded | None = None
@@ -101,6 +113,7 @@ class UrdfStateNode(Node):
         self._loader = DescriptionLoader(self._registry, cfg, self.get_logger())
         self._loader.on_rejected = lambda kind, reason: self._health.reject_description(
             kind, f'robot_description: {reason}', self._now_ns())
+        self._loader.start()
 
         # -- topics ------------------------------------------------------------
         events = quiet_publisher_events()
@@ -141,10 +154,13 @@ class UrdfStateNode(Node):
             self, self._health, self._guard, self._now_ns, events,
             view=lambda now_ns, stale_s: model_view(self._loaded, now_ns, stale_s),
             stale_after_s=lambda: self._cfg['diagnostics.stale_after'])
+        self._diagnostics.start()
         self._defaults_timer = None
         self._update_defaults_timer()
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._parameter_services = ParameterServices(self) if serve_parameters else None
+        if self._parameter_services is not None:
+            self._parameter_services.start()
 
         # -- first model (the operator's: trusted) ----------------------------------
         if self._use_topic:
