@@ -148,17 +148,18 @@ class HotPath:
 
     @classmethod
     def attach(cls, node, subscription, handler: Callable[[bytes], None],
-               errors: MessageErrors) -> 'HotPath | None':
+               errors: MessageErrors, **extra) -> 'HotPath | None':
         """Take ``subscription`` (raw, of ``node``) away from the executors; None if impossible.
 
         Call before the node is added to an executor: an EventsExecutor
-        registers the subscriptions it sees when a node is added.
+        registers the subscriptions it sees when a node is added. ``extra``: a
+        subclass's own constructor arguments.
         """
         reason = unavailable_reason(node, subscription)
         if reason is not None:
             node.get_logger().info(f'joint_states served by the executor ({reason})')
             return None
-        hot = cls(node, subscription, handler, errors)
+        hot = cls(node, subscription, handler, errors, **extra)
         node._subscriptions.remove(subscription)
         for event in hot._events:
             node.remove_waitable(event)
