@@ -92,6 +92,7 @@ class JointStateInput:
         if not hot_path_requested(hot_path):
             self._path('executor (URDF_STATE_HOT_PATH=off)')
             return
+        routes = [(self.subscription, self.on_raw)]
         native = native_status()
         why_not = native.reason
         if native.module is not None:
@@ -99,14 +100,13 @@ class JointStateInput:
                 why_not = "this rclpy's QoS event handles are out of reach"
             else:
                 sync = LoopSync(native.module, self._current, self._health, self, self.errors)
-                self.hot_path = NativeHotPath.attach(node, self.subscription, self.on_raw,
-                                                     self.errors, tf_publisher=self._tf_pub,
-                                                     sync=sync)
+                self.hot_path = NativeHotPath.attach(node, routes, self.errors,
+                                                     tf_publisher=self._tf_pub, sync=sync)
                 if self.hot_path is not None:
                     self.lock.sync = sync
                     self._path(f'native loop (C) ({native.reason})')
                     return
-        self.hot_path = HotPath.attach(node, self.subscription, self.on_raw, self.errors)
+        self.hot_path = HotPath.attach(node, routes, self.errors)
         if self.hot_path is not None:
             self._path(f'Python hot path ({why_not})')
         else:

@@ -223,14 +223,16 @@ def event_handles(events) -> list | None:
 class NativeHotPath(HotPath):
     """:class:`HotPath` whose thread runs the native loop (see the module docstring).
 
-    ``tf_publisher``: the /tf publisher (raw CDR); ``sync``: the :class:`LoopSync`
-    whose loop this thread runs. :meth:`attach` returns None where rclpy keeps the
-    QoS event handles out of reach (then the Python :class:`HotPath` serves).
+    The same routes: route 0 is the one the installed plan serves, the others (if
+    any) always go to their handlers. ``tf_publisher``: the /tf publisher (raw
+    CDR); ``sync``: the :class:`LoopSync` whose loop this thread runs. Build it only
+    where :func:`event_handles` reaches every route's QoS event handles.
     """
 
-    def __init__(self, node, subscription, handler, errors: MessageErrors, *,
-                 tf_publisher, sync: LoopSync) -> None:
-        super().__init__(node, subscription, errors.guarded(handler), errors)
+    def __init__(self, node, routes, errors: MessageErrors, *, tf_publisher,
+                 sync: LoopSync) -> None:
+        super().__init__(node, [(sub, errors.guarded(handler)) for sub, handler in routes],
+                         errors)
         self._tf_publisher = tf_publisher
         self._sync = sync
         self._handles = event_handles(self._events) or []
@@ -251,17 +253,17 @@ class NativeHotPath(HotPath):
             self._errors.record(exc)
 
     def _run(self) -> None:
-        sub, pub = self._subscription.handle, self._tf_publisher.handle
-        context, clock = self._context.handle, self._clock.handle
+        subs = [sub.handle for sub, _ in self._routes]
+        pub, context, clock = self._tf_publisher.handle, self._context.handle, self._clock.handle
         ok = False
         try:
             with ExitStack() as entered:  # none destroyed under the C loop
-                for entity in (sub, pub, self._guard, context, clock, *self._handles):
+                for entity in (*subs, pub, self._guard, context, clock, *self._handles):
                     entered.enter_context(entity)
                 ok = self._sync.loop.run(
-                    context.pointer, [sub.pointer], pub.pointer, self._guard.pointer,
-                    clock.pointer, [h.pointer for h in self._handles], (self._handler,),
-                    self._on_event)
+                    context.pointer, [sub.pointer for sub in subs], pub.pointer,
+                    self._guard.pointer, clock.pointer, [h.pointer for h in self._handles],
+                    tuple(handler for _, handler in self._routes), self._on_event)
         except Exception as exc:  # noqa: BLE001 - reported below
             if not self._stopping and self._context.ok():
                 self._errors.record(exc)
