@@ -16,6 +16,7 @@ pytestmark = pytest.mark.ros
 
 pytest.importorskip('rclpy')
 
+from rclpy.serialization import serialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from test_node_harness import NodeUnderTest, wait_until  # noqa: E402
 from test_node_hot_path import GeneralPath, RawSide, send_until_tf  # noqa: E402
@@ -112,3 +113,57 @@ def test_switched_off_the_python_hot_path_serves_and_says_why(switch):
         assert node.node._health.joint_states_path == line
     finally:
         node.close()
+
+
+def test_the_native_loop_hands_every_route_without_a_plan_to_its_handler(switch):
+    """Several subscriptions in one native wait set (the source_list case): with no plan
+    installed, each message reaches its own route's handler, bytes unchanged."""
+    import rclpy
+    from rclpy.qos import qos_profile_sensor_data
+    from tf2_msgs.msg import TFMessage
+
+    from urdf_state_py.node.health import Health
+    from urdf_state_py.node.hot_path import MessageErrors
+    from urdf_state_py.node.native_loop import LoopSync
+
+    switch.delenv('URDF_STATE_NATIVE', raising=False)
+    status = native.status()
+    if status.module is None:
+        pytest.skip(f'the native loop cannot run here: {status.reason}')
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('native_routes', context=context)
+    try:
+        got = {'r0': [], 'r1': []}
+        routes = [(node.create_subscription(JointState, topic, lambda _: None,
+                                            qos_profile_sensor_data, raw=True), got[topic].append)
+                  for topic in ('r0', 'r1')]
+        errors = MessageErrors(node.get_logger())
+        sync = LoopSync(status.module, lambda: (None, {}), Health(), None, errors)
+        hot = NativeHotPath.attach(node, routes, errors,
+                                   tf_publisher=node.create_publisher(TFMessage, '/tf', 10),
+                                   sync=sync)
+        hot.start()
+        pubs = {t: node.create_publisher(JointState, t, 10) for t in got}
+        sent = {t: serialize_message(JointState(name=[t], position=[1.0])) for t in got}
+        for topic, pub in pubs.items():
+            wait_until(lambda: pub.get_subscription_count() > 0, what=f'{topic} matched')
+        deadline = time.monotonic() + 15.0
+        while not all(got.values()):
+            assert time.monotonic() < deadline, {t: len(v) for t, v in got.items()}
+            for topic, pub in pubs.items():   # best effort: re-send until both arrived
+                pub.publish(sent[topic])
+            retry = time.monotonic() + 0.2
+            while not all(got.values()) and time.monotonic() < retry:
+                time.sleep(0.002)
+        assert all(data == sent[t] for t, received in got.items() for data in received)
+        hot.stop()
+        assert not hot.running and errors.count == 0
+        sync.loop.pause()
+        try:
+            assert sync.counts()['no plan'] >= 2
+        finally:
+            sync.loop.resume()
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
