@@ -41,7 +41,8 @@ from .health import Health
 from .hot_path import HotPath, MessageErrors, hot_path_requested
 from .joint_state_cdr import MalformedJointState
 from .native import joint_state_reader, status as native_status
-from .native_loop import LoopSync, NativeHotPath, PausingLock, event_handles
+from .native_loop import LoopSync, NativeHotPath, PausingLock
+from .native_loop import unavailable_reason as native_unavailable_reason
 
 __all__ = ['JointStateInput']
 
@@ -96,9 +97,8 @@ class JointStateInput:
         native = native_status()
         why_not = native.reason
         if native.module is not None:
-            if event_handles(getattr(self.subscription, 'event_handlers', ())) is None:
-                why_not = "this rclpy's QoS event handles are out of reach"
-            else:
+            why_not = native_unavailable_reason(node, self.subscription, self._tf_pub) or ''
+            if not why_not:
                 sync = LoopSync(native.module, self._current, self._health, self, self.errors)
                 self.hot_path = NativeHotPath.attach(node, routes, self.errors,
                                                      tf_publisher=self._tf_pub, sync=sync)

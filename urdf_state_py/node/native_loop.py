@@ -35,7 +35,8 @@ import numpy as np
 
 from .hot_path import HotPath, MessageErrors
 
-__all__ = ['LoopSync', 'NativeHotPath', 'PausingLock', 'event_handles', 'plan_of']
+__all__ = ['LoopSync', 'NativeHotPath', 'PausingLock', 'event_handles', 'plan_of',
+           'unavailable_reason']
 
 
 class PausingLock:
@@ -220,13 +221,25 @@ def event_handles(events) -> list | None:
     return handles
 
 
+def unavailable_reason(node, subscription, tf_publisher) -> str | None:
+    """Why the native loop cannot serve ``subscription`` with this rclpy (None: it can):
+    it needs the rcl pointers of every handle it waits on or publishes with."""
+    if event_handles(getattr(subscription, 'event_handlers', ())) is None:
+        return "this rclpy's QoS event handles are out of reach"
+    for what, handle in (('subscription', subscription.handle), ('publisher', tf_publisher.handle),
+                         ('context', node.context.handle), ('clock', node.get_clock().handle)):
+        if not hasattr(handle, 'pointer'):
+            return f"this rclpy's {what} handle has no rcl pointer"
+    return None
+
+
 class NativeHotPath(HotPath):
     """:class:`HotPath` whose thread runs the native loop (see the module docstring).
 
     The same routes: route 0 is the one the installed plan serves, the others (if
     any) always go to their handlers. ``tf_publisher``: the /tf publisher (raw
     CDR); ``sync``: the :class:`LoopSync` whose loop this thread runs. Build it only
-    where :func:`event_handles` reaches every route's QoS event handles.
+    where :func:`unavailable_reason` says it can run.
     """
 
     def __init__(self, node, routes, errors: MessageErrors, *, tf_publisher,
