@@ -30,7 +30,7 @@ from test_fast_path import TOY, Twin, bounds_of  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
 from urdf_state_py.node import native  # noqa: E402
 from urdf_state_py.node.health import Health  # noqa: E402
-from urdf_state_py.node.joint_state_cdr import JointStateReader  # noqa: E402
+from urdf_state_py.node.joint_state_cdr import JointStateReader, MalformedJointState  # noqa: E402
 from urdf_state_py.node.native_loop import LoopSync, PausingLock  # noqa: E402
 
 NS = 1_000_000_000
@@ -72,7 +72,10 @@ class NativeTwin(Twin):
         self.published = [0, 0]
 
     def python(self, i, data, now_ns, ignore_limits):
-        names, positions, sec, nanosec = self.readers[i].read(data)
+        try:
+            names, positions, sec, nanosec = self.readers[i].read(data)
+        except MalformedJointState as err:   # what the node reports and drops
+            return ('rejected', err.reason, str(err))
         stamp = sec * NS + nanosec
         got = self.sides[i][2].update(names, positions, stamp, now_ns, sec, nanosec,
                                       ignore_limits)
@@ -178,3 +181,25 @@ def test_big_robot_native_equals_python(module, path):
     names = list(model.active_joint_names)
     twin = run(module, model, names, 3, n=200)
     assert twin.native_hits > 50
+
+
+def test_hostile_payloads_through_the_plan(module):
+    """The decoder fuzz's mutations of a payload the installed plan serves: the plan
+    hands each to Python or serves it, never anything else (and the ASan build of
+    .ci/sanitize runs this too)."""
+    from test_joint_state_cdr import mutations
+
+    model = load_model(TOY)
+    twin = NativeTwin(module, model, 0.0)
+    rng = np.random.default_rng(8)
+    names = ('j2', 'j1', 'j3')
+    stamp, now = 5 * NS, 7 * NS
+    for k in range(300):
+        stamp += 1_000_000
+        now += 1_000_000
+        data = _payload(names, rng.uniform(-0.9, 0.9, 3), stamp)
+        twin.step(data, now, False)                # (re)installs the plan of this name list
+        for bad in mutations(rng, data):
+            now += 1_000
+            twin.step(bad, now, False)
+    assert twin.native_hits > 250 and twin.handed > 1000, (twin.native_hits, twin.handed)
