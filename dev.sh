@@ -206,10 +206,12 @@ setup_distro() {
 
 # The native extension is built in place: one file in the tree for all venvs of
 # the same Python. Rebuild it when the one there was built for another ROS 2 (its
-# import-time check would refuse it and the Python decoder would serve).
+# import-time check would refuse it and the Python decoder would serve), also
+# under URDF_STATE_NATIVE=off (that switches the node only; the C floor and the
+# native tests still load it).
 native_for_this_venv() {
   "$VENV/bin/python" -c 'import sys; from urdf_state_py.node import native
-sys.exit("not used" in native.status().reason)' >/dev/null 2>&1 && return
+sys.exit("not used" in native.loadable().reason)' >/dev/null 2>&1 && return
   log "building the native extension for ${VENV#"$ROOT/"}"
   (cd "$ROOT" && "$VENV/bin/python" setup.py -q build_ext --inplace --force \
      --build-temp "$VENV/build/native" >/dev/null 2>&1) || log "warning: native extension not built"

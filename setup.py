@@ -70,10 +70,13 @@ def _native_extensions():
         'urdf_state_py.node._urdf_state_native',
         sources=sorted(glob(os.path.join(NATIVE_SRC, '*.c'))),
         include_dirs=[include] + sorted(glob(os.path.join(include, '*'))),
-        library_dirs=[lib], runtime_library_dirs=[lib], libraries=['rcl', 'rmw', 'rcutils', 'dl'],
+        library_dirs=[lib], runtime_library_dirs=[lib], libraries=['rcl', 'rmw', 'rcutils', 'dl', 'm'],
         define_macros=[(f'URDF_STATE_BUILT_{k.upper()}', '"%s"' % v) for k, v in built.items()
                        if k != 'rcl'],
-        extra_compile_args=['-std=c11', '-O2', '-Wall', '-Wextra', '-Werror=vla'],
+        # -ffp-contract=off: no fused multiply-add, so the loop rounds as numpy does.
+        extra_compile_args=['-std=c11', '-O2', '-Wall', '-Wextra', '-Werror=vla',
+                            '-ffp-contract=off', '-pthread'],
+        extra_link_args=['-pthread'],
     )]
 
 

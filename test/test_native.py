@@ -174,7 +174,7 @@ def test_c_floor_loop_serves_and_stops(probe, module):
         subscription = node.create_subscription(JointState, 'joint_states', lambda _: None,
                                                 qos_profile_sensor_data, raw=True)
         errors = MessageErrors(node.get_logger())
-        hot = _c_floor_path(HotPath).attach(node, subscription, lambda _: None, errors)
+        hot = _c_floor_path(HotPath).attach(node, [(subscription, lambda _: None)], errors)
         hot.tf_template, hot.tf_offsets, hot.publisher = tf.template, tuple(tf.offsets), publisher
         hot.start()
         wait_until(lambda: publisher.get_subscription_count() > 0, what="the probe on /tf")

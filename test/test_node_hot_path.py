@@ -94,6 +94,19 @@ class GeneralPath:
         return data if isinstance(data, bytes) else serialize_message(data)
 
 
+def send_until_tf(side: RawSide, pub, names, values, stamp: int) -> bytes:
+    """Best effort (and /tf discovery): re-send the same message until the /tf stamped
+    ``stamp`` arrives; its first payload."""
+    deadline = time.monotonic() + 15.0
+    while stamp not in side.received():
+        assert time.monotonic() < deadline, f'no /tf for the message stamped {stamp}'
+        pub.publish(joint_state_bytes(names, values, stamp))
+        retry = time.monotonic() + 0.2
+        while stamp not in side.received() and time.monotonic() < retry:
+            time.sleep(0.002)
+    return side.received()[stamp][0]
+
+
 def driven_variables(model) -> list[str]:
     return [v for j in model.joints if j.is_movable and not j.is_mimic for v in j.variable_names]
 
@@ -144,16 +157,8 @@ def test_hot_path_tf_equals_the_general_path_byte_for_byte(side, robot, hot):
             values = in_limit_values(reference.model, names, rng, margin=0.3 if k % 7 == 3 else 0)
             stamp += 1_000_000
             expected = reference.payload(names, values, stamp)
-            # best effort (and /tf discovery): re-send the same message until its /tf arrives
-            deadline = time.monotonic() + 15.0
-            while stamp not in side.received():
-                assert time.monotonic() < deadline, f'no /tf for message {k}'
-                pub.publish(joint_state_bytes(names, values, stamp))
-                retry = time.monotonic() + 0.2
-                while stamp not in side.received() and time.monotonic() < retry:
-                    time.sleep(0.002)
-            got = side.received()[stamp]
-            assert got[0] == expected, f'message {k}: /tf bytes differ from the general path'
+            got = send_until_tf(side, pub, names, values, stamp)
+            assert got == expected, f'message {k}: /tf bytes differ from the general path'
         side.node.destroy_publisher(pub)
     finally:
         node.close()

@@ -94,12 +94,12 @@ class DiagnosticsPublisher:
 
     def publish(self) -> None:
         now_ns = self._now_ns()
+        stale_after_s = self._stale_after_s()
+        view = self._view(now_ns, stale_after_s)   # first: it brings the counters up to date
         last_ns, last_count = self._last
         count = self._health.tf_published
         rate = (count - last_count) * _NS / (now_ns - last_ns) if now_ns > last_ns else 0.0
         self._last = (now_ns, count)
-        stale_after_s = self._stale_after_s()
-        view = self._view(now_ns, stale_after_s)
         if view is not None and view.clamps != self._clamps:   # the fast path clamped
             self._clamps = view.clamps
             self._health.clamp(view.last_clamped, now_ns)

@@ -68,7 +68,7 @@ class _Route:
                  'warned_generation', 'unwarned',
                  'half_gain', 'phase', 'phase_column', 'basis', 'rotations', 'rotations_real',
                  'doubles', 'rotation_at', 'words', 'stamp_at', 'stamp', 'message',
-                 'marked')
+                 'marked', 'names', 'native')
 
     def __init__(self, names, plan, merger: JointStateMerger, kin: Kinematics,
                  moving: MovingTransforms) -> None:
@@ -110,6 +110,7 @@ class _Route:
         self.doubles, self.rotation_at, self.words, self.stamp_at, self.message = \
             serialized.views()
 
+        self.names = names
         self.n_positions = len(names)
         self.src, self.dst = plan.src, plan.dst
         self.source = np.array(source, dtype=np.intp)
@@ -133,6 +134,7 @@ class _Route:
         self.rotations_real = self.rotations.real
         self.stamp = np.zeros(2, dtype=np.uint32)
         self.marked = None
+        self.native = None  # (key, plan) of the native loop (native_loop.py)
 
 
 class _Ineligible(Exception):
@@ -184,6 +186,21 @@ class FastPath:
         self.clean = not ignore_limits
         return self._warned.new(clamped) if len(clamped) else []
 
+    def installable(self, ignore_limits: bool) -> _Route | None:
+        """The route of the last name list, when :meth:`update` would run it now (the
+        native loop serves it then); its ``unwarned`` rows brought up to date."""
+        route = self._last_route
+        if route is None or not (ignore_limits or self.clean):
+            return None
+        self._refresh_unwarned(route)
+        return route
+
+    def _refresh_unwarned(self, route: _Route) -> None:
+        warned = self._warned
+        if route.warned_generation != warned.generation:
+            route.unwarned = np.array([name not in warned for name in route.row_names])
+            route.warned_generation = warned.generation
+
     def _clipped(self, route: _Route, bounds) -> bool:
         """The two-stage clip into ``route.w``; False when the general path must run
         (a non-finite value, or a joint clamped that was never warned about)."""
@@ -208,10 +225,7 @@ class FastPath:
             return True                                     # nothing clamped: the usual case
         np.maximum(effective, own_lower, out=checked)
         np.minimum(checked, own_upper, out=checked)
-        warned = self._warned
-        if route.warned_generation != warned.generation:
-            route.unwarned = np.array([name not in warned for name in route.row_names])
-            route.warned_generation = warned.generation
+        self._refresh_unwarned(route)
         rows = np.concatenate((raw != source, checked != effective))
         if (route.unwarned & rows).any():
             return False

@@ -50,6 +50,7 @@ class Health:
     clamped: dict = field(default_factory=dict)  # joint name -> last clamp (ns); model-bounded
     last_clamp_ns: int = 0
     joint_states_decoder: str = ''  # which decoder serves joint_states and why (node.native)
+    joint_states_path: str = ''     # which loop serves joint_states and why (node.native_loop)
 
     def reject_message(self, reason: str, detail: str, now_ns: int) -> int:
         """Count a dropped message; returns how many were dropped for ``reason`` so far."""
@@ -150,6 +151,8 @@ def node_status(health: Health, view: ModelView | None, *, stale_after_s: float,
                ('last rejection', health.last_rejection or 'none')]
     if health.joint_states_decoder:
         values.append(('joint_states decoder', health.joint_states_decoder))
+    if health.joint_states_path:
+        values.append(('joint_states path', health.joint_states_path))
     if problems and level == OK:
         level = WARN
     if problems:

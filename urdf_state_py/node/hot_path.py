@@ -1,4 +1,4 @@
-"""The joint_states subscription served by a thread of its own, outside the executor.
+"""JointState subscriptions served by a thread of their own, outside the executor.
 
 Why: with rclpy's wait-set executors every wake-up rebuilds, in Python, a wait
 set of every entity of the node (six parameter services, timers, guard
@@ -46,7 +46,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
@@ -128,39 +128,49 @@ class MessageErrors:
 
 
 class HotPath:
-    """A raw subscription served by a daemon thread of its own (see the module docstring).
+    """Raw subscriptions (*routes*: each with its handler) served by one daemon thread of
+    their own (see the module docstring).
 
     Build with :meth:`attach` (None when the rclpy at hand cannot), then
-    :meth:`start`; :meth:`stop` before destroying the node.
+    :meth:`start`; :meth:`stop` before destroying the node. The plain
+    ``joint_states`` subscription is one route; ``source_list`` topics are several,
+    drained in turn: per wake-up the loop takes *one* message from each subscription
+    in turn until all are empty (round robin), so a source flooding its topic delays
+    the others by one message each, never by its whole backlog.
     """
 
-    def __init__(self, node, subscription, handler: Callable[[bytes], None],
+    def __init__(self, node, routes: Sequence[tuple[object, Callable[[bytes], None]]],
                  errors: MessageErrors) -> None:
         self._node = node
-        self._subscription = subscription
-        self._handler = handler
+        self._routes = list(routes)
         self._errors = errors
         self._context = node.context
-        self._events = list(getattr(subscription, 'event_handlers', ()))
+        self._events = [event for subscription, _ in self._routes
+                        for event in getattr(subscription, 'event_handlers', ())]
         self._guard = _rclpy.GuardCondition(self._context.handle)
-        self._wait_set = _rclpy.WaitSet(1, 1, 0, 0, 0, len(self._events), self._context.handle)
+        self._wait_set = _rclpy.WaitSet(len(self._routes), 1, 0, 0, 0, len(self._events),
+                                        self._context.handle)
         self._stopping = False
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def attach(cls, node, subscription, handler: Callable[[bytes], None],
-               errors: MessageErrors) -> 'HotPath | None':
-        """Take ``subscription`` (raw, of ``node``) away from the executors; None if impossible.
+    def attach(cls, node, routes: Sequence[tuple[object, Callable[[bytes], None]]],
+               errors: MessageErrors, what: str = 'joint_states', **extra) -> 'HotPath | None':
+        """Take every subscription of ``routes`` (raw, of ``node``) away from the executors;
+        None if impossible (logged, naming ``what``).
 
         Call before the node is added to an executor: an EventsExecutor
-        registers the subscriptions it sees when a node is added.
+        registers the subscriptions it sees when a node is added. ``extra``: a
+        subclass's own constructor arguments.
         """
-        reason = unavailable_reason(node, subscription)
-        if reason is not None:
-            node.get_logger().info(f'joint_states served by the executor ({reason})')
-            return None
-        hot = cls(node, subscription, handler, errors)
-        node._subscriptions.remove(subscription)
+        for subscription, _ in routes:
+            reason = unavailable_reason(node, subscription)
+            if reason is not None:
+                node.get_logger().info(f'{what} served by the executor ({reason})')
+                return None
+        hot = cls(node, routes, errors, **extra)
+        for subscription, _ in routes:
+            node._subscriptions.remove(subscription)
         for event in hot._events:
             node.remove_waitable(event)
         return hot
@@ -175,71 +185,85 @@ class HotPath:
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop the thread (guard condition), then hand the subscription back to the node,
-        so that destroying the node destroys it as any other."""
+        """Stop the thread (guard condition), then hand the subscriptions back to the node,
+        so that destroying the node destroys them as any other."""
         self._stopping = True
         try:
             self._guard.trigger_guard_condition()
         except Exception:  # noqa: BLE001 - already destroyed: the loop ends on its timeout
             pass
         join_thread(self._thread, timeout)
-        if self._subscription not in self._node._subscriptions:
-            self._node._subscriptions.append(self._subscription)
-            for event in self._events:
-                self._node.add_waitable(event)
+        for subscription, _ in self._routes:
+            if subscription not in self._node._subscriptions:
+                self._node._subscriptions.append(subscription)
+                for event in getattr(subscription, 'event_handlers', ()):
+                    self._node.add_waitable(event)
+
+    def _wait(self, routes) -> bool:
+        """One wait on every route, the guard and the event handlers; False: stopping."""
+        wait_set = self._wait_set
+        wait_set.clear_entities()
+        for route in routes:
+            wait_set.add_subscription(route[0])
+        wait_set.add_guard_condition(self._guard)
+        events = self._events
+        for event in events:
+            event.add_to_wait_set(wait_set)
+        wait_set.wait(_WAIT_TIMEOUT_NS)
+        if self._stopping:
+            return False
+        for event in events:
+            if event.is_ready(wait_set):   # incompatible QoS and kin: logged by rclpy's handler
+                _run_to_end(event.execute(event.take_data()))
+        return True
 
     def _run(self) -> None:
-        subscription = self._subscription
-        handle = subscription.handle
-        take = handle.take_message
-        msg_type = subscription.msg_type
-        handler = self._handler
+        routes = [(sub.handle, sub.handle.take_message, sub.msg_type, handler)
+                  for sub, handler in self._routes]
         errors = self._errors
-        wait_set = self._wait_set
-        guard = self._guard
-        events = self._events
         busy_since = None
         # Entered for the thread's life: none of them can be destroyed under the loop.
         with ExitStack() as entered:
-            for entity in (handle, guard, wait_set, *events):
+            for entity in (*(r[0] for r in routes), self._guard, self._wait_set, *self._events):
                 entered.enter_context(entity)
             while not self._stopping:
                 try:
-                    wait_set.clear_entities()
-                    wait_set.add_subscription(handle)
-                    wait_set.add_guard_condition(guard)
-                    for event in events:
-                        event.add_to_wait_set(wait_set)
-                    wait_set.wait(_WAIT_TIMEOUT_NS)
-                    if self._stopping:
+                    if not self._wait(routes):
                         break
-                    for event in events:
-                        if event.is_ready(wait_set):
-                            _run_to_end(event.execute(event.take_data()))
-                    while True:  # everything available, then wait again
-                        taken = take(msg_type, True)
-                        if taken is None:
-                            busy_since = None
-                            break
-                        try:
-                            handler(taken[0])
-                        except Exception as exc:  # noqa: BLE001 - skip this message only
-                            if not self._context.ok():
-                                return  # shutting down (Ctrl-C): publishing fails, say nothing
-                            errors.record(exc)
-                        if self._stopping:
-                            break
-                        now = time.perf_counter()
-                        if busy_since is None:
-                            busy_since = now
-                        elif now - busy_since > _BUSY_YIELD_AFTER_S:
-                            time.sleep(_YIELD_S)  # let the executor thread have the GIL
-                            busy_since = time.perf_counter()
+                    pending = routes
+                    while pending and not self._stopping:   # round robin until all are empty
+                        still = []
+                        for route in pending:
+                            taken = route[1](route[2], True)
+                            if taken is None:
+                                continue
+                            still.append(route)
+                            try:
+                                route[3](taken[0])
+                            except Exception as exc:  # noqa: BLE001 - skip this message only
+                                if not self._context.ok():
+                                    return  # shutting down (Ctrl-C): publishing fails, say nothing
+                                errors.record(exc)
+                        pending = still
+                        busy_since = _yield_when_busy(busy_since) if still else None
                 except Exception as exc:  # noqa: BLE001 - wait/take failed
                     if self._stopping or not self._context.ok():
                         break
                     errors.record(exc)
                     time.sleep(0.01)  # never a busy loop on a persistent failure
+
+
+def _yield_when_busy(busy_since: float | None) -> float:
+    """After :data:`_BUSY_YIELD_AFTER_S` of work without an idle wait, sleep :data:`_YIELD_S`
+    so the executor thread gets the GIL (see the module docstring); returns the new start
+    of the work."""
+    now = time.perf_counter()
+    if busy_since is None:
+        return now
+    if now - busy_since > _BUSY_YIELD_AFTER_S:
+        time.sleep(_YIELD_S)
+        return time.perf_counter()
+    return busy_since
 
 
 def _run_to_end(coroutine) -> None:

@@ -7,12 +7,18 @@ fused fast path (:mod:`.fast_path`) or the general path (merge, rate limit,
 limits, clamping warnings), and the /tf publication. The subscription is
 served by :class:`~.hot_path.HotPath`'s thread where rclpy allows it, else by
 the node's executor (rclpy without that API, or ``URDF_STATE_HOT_PATH=off``).
+Where the native extension may run (:mod:`.native`), that thread is
+:class:`~.native_loop.NativeHotPath`'s: the common message never reaches Python,
+every other one comes to :meth:`JointStateInput.on_raw` with its bytes; the
+node logs once which path serves joint_states and why (also on /diagnostics).
 
 Consistency: one message reads the loaded state and the settings once, under
 :attr:`JointStateInput.lock`; the node swaps them (and changes anything the
 loaded state shares, e.g. the rate limit) under the same lock. So a message is
 computed wholly with the old or wholly with the new model and settings, never
-half of each, whichever thread serves it.
+half of each, whichever thread serves it. With the native loop, taking the lock
+pauses the loop and brings its state into the Python objects; releasing it
+installs the plan valid for the state as it then is (:class:`~.native_loop.LoopSync`).
 
 Hostile input: a message that cannot be read (:class:`MalformedJointState`), is
 rejected by the merger, or fails in any other way is dropped and reported
@@ -23,7 +29,6 @@ loaded model accepts before decoding it.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -36,6 +41,8 @@ from .health import Health
 from .hot_path import HotPath, MessageErrors, hot_path_requested
 from .joint_state_cdr import MalformedJointState
 from .native import joint_state_reader, status as native_status
+from .native_loop import LoopSync, NativeHotPath, PausingLock
+from .native_loop import unavailable_reason as native_unavailable_reason
 
 __all__ = ['JointStateInput']
 
@@ -64,8 +71,9 @@ class JointStateInput:
         self._reader = joint_state_reader()
         health.joint_states_decoder = native_status().summary
         node.get_logger().info(health.joint_states_decoder)
-        #: Held while a message is handled and while the node changes the state it reads.
-        self.lock = threading.RLock()
+        #: Held while a message is handled and while the node changes the state it reads
+        #: (re-entrant; pauses the native loop while held).
+        self.lock = PausingLock()
         #: Node clock (ns) of the last /tf publication (the defaults timer reads it).
         self.last_tf_ns = 0
         #: Messages whose handling raised (skipped, logged throttled).
@@ -82,8 +90,31 @@ class JointStateInput:
             JointState, 'joint_states', handler, qos_profile_sensor_data,
             qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
         self._topic = self.subscription.topic_name
-        if hot_path_requested(hot_path):
-            self.hot_path = HotPath.attach(node, self.subscription, self.on_raw, self.errors)
+        if not hot_path_requested(hot_path):
+            self._path('executor (URDF_STATE_HOT_PATH=off)')
+            return
+        routes = [(self.subscription, self.on_raw)]
+        native = native_status()
+        why_not = native.reason
+        if native.module is not None:
+            why_not = native_unavailable_reason(node, self.subscription, self._tf_pub) or ''
+            if not why_not:
+                sync = LoopSync(native.module, self._current, self._health, self, self.errors)
+                self.hot_path = NativeHotPath.attach(node, routes, self.errors,
+                                                     tf_publisher=self._tf_pub, sync=sync)
+                if self.hot_path is not None:
+                    self.lock.sync = sync
+                    self._path(f'native loop (C) ({native.reason})')
+                    return
+        self.hot_path = HotPath.attach(node, routes, self.errors)
+        if self.hot_path is not None:
+            self._path(f'Python hot path ({why_not})')
+        else:
+            self._path('executor (rclpy cannot serve it from a thread of its own)')
+
+    def _path(self, which: str) -> None:
+        self._health.joint_states_path = f'joint_states path: {which}'
+        self._node.get_logger().info(self._health.joint_states_path)
 
     def start(self) -> None:
         """Start serving (the hot path's thread; the executor path needs nothing)."""

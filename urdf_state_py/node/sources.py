@@ -11,7 +11,7 @@ per joint, any subset per message), and publishes the merged state on
   listed twice is subscribed once, and ``joint_states`` itself (the output) is
   left out -- each with a warning, so no source can feed the output back in.
 * Threads: every source subscription is served by one thread
-  (:class:`~.source_hot_path.SourcesHotPath`), the same way the plain
+  (one :class:`~.hot_path.HotPath` with a route per topic), the same way the plain
   subscription is (the executor where rclpy cannot). Each message takes the
   general path of :class:`~.joint_state_input.JointStateInput` under its lock,
   then the merged JointState is published with the /tf it caused, stamped
@@ -34,11 +34,10 @@ from rclpy.qos_overriding_options import QoSOverridingOptions
 from sensor_msgs.msg import JointState
 
 from .guards import INTERNAL_ERROR
-from .hot_path import hot_path_requested
 from .joint_settings import integrated_joints
 from .joint_state_cdr import JointStateReader, MalformedJointState
 from .joint_state_output import JointStateOutput, SourceOwners, VelocityIntegrator
-from .source_hot_path import SourcesHotPath
+from .hot_path import HotPath, hot_path_requested
 
 __all__ = ['SourceInput', 'source_topics']
 
@@ -107,7 +106,8 @@ class SourceInput:
         self.subscriptions = [sub for sub, _ in routes]
         self.hot_path = None
         if hot_path_requested(hot_path):
-            self.hot_path = SourcesHotPath.attach_all(node, routes, joint_states.errors)
+            self.hot_path = HotPath.attach(node, routes, joint_states.errors,
+                                           what='joint state sources')
         self._timer = None
         if output:
             node.get_logger().info(f"Merging joint states from {', '.join(topics)} "

@@ -152,7 +152,7 @@ class UrdfStateNode(Node):
                 DESCRIPTION_QOS, raw=True)
         self._diagnostics = DiagnosticsPublisher(
             self, self._health, self._guard, self._now_ns, events,
-            view=lambda now_ns, stale_s: model_view(self._loaded, now_ns, stale_s),
+            view=self._status_view,
             stale_after_s=lambda: self._cfg['diagnostics.stale_after'])
         self._diagnostics.start()
         self._defaults_timer = None
@@ -248,6 +248,12 @@ class UrdfStateNode(Node):
         self._loader.release_memory(old, loaded)
 
     # -- publishing ------------------------------------------------------------------
+
+    def _status_view(self, now_ns: int, stale_after_s: float):
+        """What /diagnostics shows of the model, read under the JointState lock (which
+        also brings the native loop's counters into the Python objects)."""
+        with self._input.lock:
+            return model_view(self._loaded, now_ns, stale_after_s)
 
     def _publish_static(self, loaded: Loaded) -> None:
         stamp = self.get_clock().now().to_msg()

@@ -1,6 +1,7 @@
 /* Python binding of the native code (module urdf_state_py.node._urdf_state_native).
  * decode(): the native JointState decoder, for native.py and its tests.
  * floor_run(): the benchmark's C floor (floor.c).
+ * Plan, Loop: the native JointState -> /tf loop (plan_py.c, loop_py.c).
  * build_info(): what this build was compiled against (native.py refuses to
  * use the module when the running ROS 2 differs). */
 #define PY_SSIZE_T_CLEAN
@@ -15,6 +16,7 @@
 
 #include "floor.h"
 #include "js_cdr.h"
+#include "loop_py.h"
 
 #ifndef URDF_STATE_BUILT_RMW
 #define URDF_STATE_BUILT_RMW "unknown"
@@ -170,4 +172,16 @@ static struct PyModuleDef module = {
     .m_methods = methods,
 };
 
-PyMODINIT_FUNC PyInit__urdf_state_native(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__urdf_state_native(void) {
+  PyObject *m;
+  if (PyType_Ready(&PlanType) < 0 || PyType_Ready(&LoopType) < 0) return NULL;
+  if (!(m = PyModule_Create(&module))) return NULL;
+  Py_INCREF(&PlanType);
+  Py_INCREF(&LoopType);
+  if (PyModule_AddObject(m, "Plan", (PyObject *)&PlanType) < 0 ||
+      PyModule_AddObject(m, "Loop", (PyObject *)&LoopType) < 0) {
+    Py_DECREF(m);
+    return NULL;
+  }
+  return m;
+}

@@ -72,11 +72,11 @@ def parse_args(argv):
     ap.add_argument('--mem-seconds', type=float, help='length of the memory window')
     ap.add_argument('--rates', type=float, nargs='+', help='e2e input rates, Hz (0 = max)')
     ap.add_argument('--executors', nargs='+',
-                    choices=('auto', 'single', 'events', 'floor', 'cfloor'),
+                    choices=('auto', 'single', 'events', 'pyhot', 'floor', 'cfloor'),
                     help="node executors for e2e, set through URDF_STATE_EXECUTOR (auto: what "
                          "the node picks itself; default: single events; user: auto single "
-                         "floor cfloor, floor = the I/O floor in Python, cfloor = in C, see "
-                         "user_run)")
+                         "pyhot floor cfloor, pyhot = auto with URDF_STATE_NATIVE=off, floor = "
+                         "the I/O floor in Python, cfloor = in C, see user_run)")
     ap.add_argument('--no-floor', action='store_true', help='skip the no-FK floor')
     ap.add_argument('--user-runs', type=int, help='runs per user measurement (default 3)')
     ap.add_argument('--flood-seconds', type=float, help='length of the flood (default 20 s)')
@@ -271,7 +271,8 @@ def main(argv=None) -> int:
         from . import user_run
         load_before = open('/proc/loadavg', encoding='ascii').read().strip()
         from urdf_state_py.node.native import loadable
-        executors = args.executors or ['auto', 'single', 'floor'] + (
+        executors = args.executors or ['auto', 'single'] + (
+            ['pyhot'] if loadable().module is not None else []) + ['floor'] + (
             ['cfloor'] if loadable().module is not None else [])
         user = user_run.run(robots_for(trees.E2E_DEFAULT), executors, args.user_rates,
                             cfg['user_runs'], cfg['user_seconds'], 1.0, env, log_dir)

@@ -40,7 +40,7 @@ def _c_floor_path(hot_path_cls):
         publisher = None
 
         def _run(self) -> None:
-            sub, pub, context = self._subscription.handle, self.publisher.handle, \
+            sub, pub, context = self._routes[0][0].handle, self.publisher.handle, \
                 self._context.handle
             with sub, pub, self._guard, context:  # none destroyed under the C loop
                 counts = module.floor_run(context.pointer, sub.pointer, pub.pointer,
@@ -78,7 +78,7 @@ def _floor_node(spec: dict, c_floor: bool = False):
             subscription = self.create_subscription(JointState, 'joint_states', republish,
                                                     qos_profile_sensor_data, raw=True)
             path_cls = _c_floor_path(HotPath) if c_floor else HotPath
-            self._hot = path_cls.attach(self, subscription, republish,
+            self._hot = path_cls.attach(self, [(subscription, republish)],
                                         MessageErrors(self.get_logger()))
             if self._hot is None:
                 raise RuntimeError('no hot path with this rclpy: no floor to measure')

@@ -170,14 +170,17 @@ def params_yaml(params: dict) -> str:
 
 
 #: Bench executor name -> URDF_STATE_EXECUTOR of the node (auto: what `ros2 run` picks).
-EXECUTORS = {'auto': None, 'single': 'single', 'events': 'events'}
+EXECUTORS = {'auto': None, 'single': 'single', 'events': 'events', 'pyhot': None}
+#: Executors run with the native loop switched off (the Python hot path serves joint_states).
+PYTHON_HOT_PATH = ('pyhot',)
 
 
 def start_node(urdf: str, executor: str, env: dict, log_dir: Path, tag: str,
                command: list[str] | None = None, extra: dict | None = None) -> Proc:
     """The project's node through its real entry point, ``python -m urdf_state_py.node``
     (or ``command``, e.g. the script ``ros2 run`` runs), with ``URDF_STATE_EXECUTOR``
-    set from ``executor`` (see :data:`EXECUTORS`); under cProfile
+    set from ``executor`` (see :data:`EXECUTORS`; ``pyhot``: the default executor with
+    ``URDF_STATE_NATIVE=off``); under cProfile
     (:mod:`urdf_state_py.tools.bench.node_runner`) when the environment asks for it."""
     params = {'robot_description': urdf, 'publish_frequency': 0.0, 'ignore_timestamp': True,
               **(extra or {})}   # extra: e.g. source_list (see user_run.source_specs)
@@ -188,6 +191,8 @@ def start_node(urdf: str, executor: str, env: dict, log_dir: Path, tag: str,
     env.pop('URDF_STATE_EXECUTOR', None)
     if EXECUTORS[executor] is not None:
         env['URDF_STATE_EXECUTOR'] = EXECUTORS[executor]
+    if executor in PYTHON_HOT_PATH:
+        env['URDF_STATE_NATIVE'] = 'off'
     module = ('urdf_state_py.tools.bench.node_runner' if env.get('URDF_STATE_BENCH_CPROFILE')
               else 'urdf_state_py.node')
     if command is None or env.get('URDF_STATE_BENCH_CPROFILE'):

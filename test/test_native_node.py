@@ -1,0 +1,169 @@
+"""The node's joint_states served by the native loop over DDS, and the switch back to Python.
+
+Real nodes, real DDS: the node under test with the native loop (where the
+extension is built for this ROS 2) publishes /tf that equals the general path
+byte for byte, mostly without handing messages to Python; its clamp counters and
+/tf count reach /diagnostics' objects; ``URDF_STATE_NATIVE=off`` gives the Python
+hot path, and the node says which path serves joint_states and why.
+"""
+import time
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.ros
+
+pytest.importorskip('rclpy')
+
+from rclpy.serialization import serialize_message  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from test_node_harness import NodeUnderTest, wait_until  # noqa: E402
+from test_node_hot_path import GeneralPath, RawSide, send_until_tf  # noqa: E402
+from test_node_joint_states import TOY  # noqa: E402
+
+from urdf_state_py.node import native  # noqa: E402
+from urdf_state_py.node.hot_path import HotPath  # noqa: E402
+from urdf_state_py.node.native_loop import NativeHotPath  # noqa: E402
+
+PARAMS = {'robot_description': TOY, 'publish_frequency': 0.0, 'ignore_timestamp': True}
+
+
+@pytest.fixture(scope='module')
+def side():
+    s = RawSide()
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def switch(monkeypatch):
+    """native.status() decided again under the test's environment, then restored."""
+    native.status.cache_clear()
+    yield monkeypatch
+    native.status.cache_clear()
+
+
+@contextmanager
+def native_node(side, switch, name):
+    """The node under test with the native loop on (skips where it cannot run), and a
+    JointState publisher it has matched."""
+    switch.delenv('URDF_STATE_NATIVE', raising=False)
+    status = native.status()
+    if status.module is None:
+        pytest.skip(f'the native loop cannot run here: {status.reason}')
+    node = NodeUnderTest(f'urdf_state_{name}', PARAMS, namespace=f'/{name}')
+    pub = side.node.create_publisher(JointState, f'/{name}/joint_states', 100)
+    try:
+        wait_until(lambda: pub.get_subscription_count() > 0, what='the node subscribing')
+        yield node, pub
+    finally:
+        side.node.destroy_publisher(pub)
+        node.close()
+
+
+def test_the_native_loop_serves_joint_states_byte_for_byte(side, switch):
+    with native_node(side, switch, 'native_loop') as (node, pub):
+        joint_input = node.node._input
+        assert type(joint_input.hot_path) is NativeHotPath and joint_input.hot_path.running
+        assert any(line.startswith('joint_states path: native loop (C) (built for rcl ')
+                   for line in node.logs('info')), node.logs('info')
+        reference = GeneralPath(TOY)
+        rng = np.random.default_rng(3)
+        stamp = time.time_ns()
+        for k in range(60):
+            values = [rng.uniform(-1, 1)]
+            stamp += 1_000_000
+            got = send_until_tf(side, pub, ['a'], values, stamp)
+            assert got == reference.payload(['a'], values, stamp), f'message {k}'
+        with joint_input.lock:   # pauses the loop and brings its counters over
+            counts = joint_input.hot_path._sync.counts()
+            published = node.node._health.tf_published
+            assert joint_input.last_tf_ns > 0
+        handed = sum(counts.values())
+        assert published >= 60 and handed < 10, (published, counts)
+    assert not joint_input.hot_path.running
+
+
+def test_clamping_in_the_native_loop_warns_once_and_counts(side, switch):
+    with native_node(side, switch, 'native_clamp') as (node, pub):
+        joint_input = node.node._input
+        reference = GeneralPath(TOY)
+        stamp = time.time_ns()
+        for k in range(30):   # 'a' beyond its limit: warned about once, then clamped natively
+            stamp += 1_000_000
+            values = [1.5 + 0.01 * k]
+            got = send_until_tf(side, pub, ['a'], values, stamp)
+            assert got == reference.payload(['a'], values, stamp), f'message {k}'
+        with joint_input.lock:
+            counts = joint_input.hot_path._sync.counts()
+            fast = node.node._loaded.fast
+            assert fast.clamps >= 20 and set(fast.last_clamped) == {'a'}, (fast.clamps, counts)
+        warnings = [line for line in node.logs('warning') if "Joint 'a' is beyond" in line]
+        assert len(warnings) == 1, warnings
+
+
+def test_switched_off_the_python_hot_path_serves_and_says_why(switch):
+    switch.setenv('URDF_STATE_NATIVE', 'off')
+    node = NodeUnderTest('urdf_state_native_off', PARAMS, namespace='/native_off')
+    try:
+        assert type(node.node._input.hot_path) is HotPath
+        line = 'joint_states path: Python hot path (URDF_STATE_NATIVE=off)'
+        assert line in node.logs('info')
+        assert node.node._health.joint_states_path == line
+    finally:
+        node.close()
+
+
+def test_the_native_loop_hands_every_route_without_a_plan_to_its_handler(switch):
+    """Several subscriptions in one native wait set (the source_list case): with no plan
+    installed, each message reaches its own route's handler, bytes unchanged."""
+    import rclpy
+    from rclpy.qos import qos_profile_sensor_data
+    from tf2_msgs.msg import TFMessage
+
+    from urdf_state_py.node.health import Health
+    from urdf_state_py.node.hot_path import MessageErrors
+    from urdf_state_py.node.native_loop import LoopSync
+
+    switch.delenv('URDF_STATE_NATIVE', raising=False)
+    status = native.status()
+    if status.module is None:
+        pytest.skip(f'the native loop cannot run here: {status.reason}')
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('native_routes', context=context)
+    try:
+        got = {'r0': [], 'r1': []}
+        routes = [(node.create_subscription(JointState, topic, lambda _: None,
+                                            qos_profile_sensor_data, raw=True), got[topic].append)
+                  for topic in ('r0', 'r1')]
+        errors = MessageErrors(node.get_logger())
+        sync = LoopSync(status.module, lambda: (None, {}), Health(), None, errors)
+        hot = NativeHotPath.attach(node, routes, errors,
+                                   tf_publisher=node.create_publisher(TFMessage, '/tf', 10),
+                                   sync=sync)
+        hot.start()
+        pubs = {t: node.create_publisher(JointState, t, 10) for t in got}
+        sent = {t: serialize_message(JointState(name=[t], position=[1.0])) for t in got}
+        for topic, pub in pubs.items():
+            wait_until(lambda: pub.get_subscription_count() > 0, what=f'{topic} matched')
+        deadline = time.monotonic() + 15.0
+        while not all(got.values()):
+            assert time.monotonic() < deadline, {t: len(v) for t, v in got.items()}
+            for topic, pub in pubs.items():   # best effort: re-send until both arrived
+                pub.publish(sent[topic])
+            retry = time.monotonic() + 0.2
+            while not all(got.values()) and time.monotonic() < retry:
+                time.sleep(0.002)
+        assert all(data == sent[t] for t, received in got.items() for data in received)
+        hot.stop()
+        assert not hot.running and errors.count == 0
+        sync.loop.pause()
+        try:
+            assert sync.counts()['no plan'] >= 2
+        finally:
+            sync.loop.resume()
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
