@@ -61,8 +61,11 @@ typedef struct {
 
 static int match_name(void *ctx, uint32_t index, const uint8_t *name, size_t length) {
   const js_plan *p = ((match_ctx *)ctx)->plan;
-  uint64_t at = p->name_at[index], end = p->name_at[index + 1];
-  return index >= p->n_positions || end - at != length || memcmp(p->names + at, name, length);
+  uint64_t at, end;
+  if (index >= p->n_positions) return 1; /* unreachable under js_decode's name cap; checked before any read all the same */
+  at = p->name_at[index];
+  end = p->name_at[index + 1];
+  return end - at != length || memcmp(p->names + at, name, length);
 }
 
 /* FastPath._clipped: the two-stage clip into plan->w; a result >= PLAN_MALFORMED
