@@ -167,6 +167,9 @@ class LoopSync:
             self.loop.resume()
 
     def _pull(self) -> None:
+        handed = self.counts()
+        self._health.native_loop_errors = handed.pop('errors', 0)
+        self._health.joint_states_handed = handed
         if self._installed is None:
             return
         fast, route, merger = self._installed
