@@ -240,7 +240,8 @@ class NativeHotPath(HotPath):
     """:class:`HotPath` whose thread runs the native loop (see the module docstring).
 
     The same routes: route 0 is the one the installed plan serves, the others (if
-    any) always go to their handlers. ``tf_publisher``: the /tf publisher (raw
+    any) always go to their handlers; for ``source_list`` topics no plan is ever
+    installed, so every message goes to its route's handler. ``tf_publisher``: the /tf publisher (raw
     CDR); ``sync``: the :class:`LoopSync` whose loop this thread runs. Build it only
     where :func:`unavailable_reason` says it can run.
     """
