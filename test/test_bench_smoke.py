@@ -30,3 +30,32 @@ def test_fk_bench_prints_table():
     row = next(ln for ln in lines if ln.startswith('tree12 '))
     assert len(row.split()) >= len(COLUMNS), row
     assert 'urdf_state_py bench |' in lines[0]
+
+
+def _user_result(robot, executor, rate, cpu_us, p99_us=300.0, out_hz=1000.0, lost=0):
+    return dict(robot=robot, executor=executor, rate=rate, cpu_us=cpu_us, lat_p99_us=p99_us,
+                out_hz=out_hz, lost=lost)
+
+
+def test_the_user_targets_are_ratios_to_the_c_floor_of_the_same_run():
+    from urdf_state_py.tools.bench.user_run import floor_targets
+    results = [_user_result('talos', 'cfloor', 1000.0, 100.0),
+               _user_result('talos', 'auto', 1000.0, 114.0, p99_us=400.0, lost=2),
+               _user_result('talos', 'single', 1000.0, 126.0),
+               _user_result('h1_2', 'auto', 1000.0, 125.0),
+               _user_result('talos', 'cfloor', 0.0, 50.0, out_hz=10000.0),
+               _user_result('talos', 'auto', 0.0, 50.0, out_hz=8000.0)]
+    rows = {row[0]: row[1:] for row in floor_targets(results, 1000.0)}
+    assert rows == {
+        'TALOS cpu / C floor, user protocol, auto, 1000 Hz': ['<= 1.15x', '1.14x', 'PASS'],
+        'TALOS cpu / C floor, user protocol, single, 1000 Hz': ['<= 1.25x', '1.26x', 'FAIL'],
+        'TALOS p99 / C floor, user protocol, auto, 1000 Hz': ['<= 1.3x', '1.33x', 'FAIL'],
+        'TALOS out Hz / C floor, user protocol, auto, flat out': ['>= 0.8x', '0.80x', 'PASS'],
+        'TALOS messages lost, user protocol, auto, 1000 Hz': ['0', '2', 'FAIL'],
+        'H1_2 / TALOS CPU per update, user protocol, auto': ['<= 1.1x', '1.10x', 'PASS'],
+        'TALOS messages lost, user protocol, single, 1000 Hz': ['0', '0', 'PASS'],
+    }
+    assert floor_targets([r for r in results if r['executor'] != 'cfloor'], 1000.0) == [
+        ['TALOS messages lost, user protocol, auto, 1000 Hz', '0', '2', 'FAIL'],
+        ['H1_2 / TALOS CPU per update, user protocol, auto', '<= 1.1x', '1.10x', 'PASS'],
+        ['TALOS messages lost, user protocol, single, 1000 Hz', '0', '0', 'PASS']]

@@ -167,3 +167,38 @@ def test_the_native_loop_hands_every_route_without_a_plan_to_its_handler(switch)
     finally:
         node.destroy_node()
         rclpy.try_shutdown(context=context)
+
+
+
+def test_diagnostics_shows_the_messages_handed_to_python_by_reason(side, switch):
+    """With a plan installed, every malformed message is handed to Python ('malformed'):
+    /diagnostics, read over DDS, counts exactly as many as Python rejected."""
+    from test_hostile_inputs import DiagnosticsRecorder
+    from test_node_hot_path import joint_state_bytes
+
+    with native_node(side, switch, 'native_diag') as (node, pub):
+        recorder = DiagnosticsRecorder(side, 'native_diag/urdf_state_native_diag: robot state')
+        health = node.node._health
+        key = 'joint_states handed to Python: malformed'
+        stamp = time.time_ns()
+        for _ in range(2):   # the first installs the plan for ['a'], the second runs on it
+            stamp += 1_000_000
+            send_until_tf(side, pub, ['a'], [0.1], stamp)
+        truncated = joint_state_bytes(['a'], [0.1], stamp)[:30]
+        sent = 5
+        for _ in range(sent):   # best effort: re-sent until Python has rejected one more
+            with node.node._input.lock:
+                before = health.rejected_messages['truncated']
+            wait_until(lambda: pub.publish(truncated) or _rejected(node, 'truncated') > before,
+                       what='the truncated message rejected')
+        values, _ = recorder.wait(
+            lambda v, s: int(v.get(key, 0)) >= sent and v['rejected messages: truncated'] == v[key],
+            max(0, recorder.count() - 1), what='the handed-over messages counted')
+        assert values['joint_states handed to Python: other names'] == '0', values
+        assert values['native loop errors (rcl)'] == '0'
+        assert values['joint_states path'].startswith('joint_states path: native loop (C)')
+
+
+def _rejected(node, reason: str) -> int:
+    with node.node._input.lock:
+        return node.node._health.rejected_messages[reason]

@@ -153,6 +153,15 @@ def tf_with(probe, child, since=0, stamp=None):
     return probe.wait_tf(has, since, DEADLINE, f'/tf with {PREFIX}{child}')
 
 
+def _sources_path() -> str:
+    """The start of the path line the node logs for its source topics: the native loop's
+    wait set where this process could run it, else the Python hot path."""
+    from urdf_state_py.node import native
+    status = native.status()
+    return ('native loop (C)' if status.module is not None else
+            f'Python hot path ({status.reason}) for the source_list topics')
+
+
 @pytest.fixture(scope='module')
 def node(tmp_path_factory, probe):
     params = {
@@ -183,6 +192,7 @@ def test_zeros_before_any_source_then_replaced(probe, node):
     # The warnings of the start-up: the output left out, a topic listed twice.
     assert process.wait_logged("source_list: 'joint_states' is the node's own output")
     assert process.wait_logged("source_list: 'arm' (/srcs/arm) is listed twice: subscribed once")
+    assert process.wait_logged(f'joint_states path: {_sources_path()}')
     graph = probe.node
 
     def readers(topic):

@@ -51,6 +51,9 @@ class Health:
     last_clamp_ns: int = 0
     joint_states_decoder: str = ''  # which decoder serves joint_states and why (node.native)
     joint_states_path: str = ''     # which loop serves joint_states and why (node.native_loop)
+    #: Messages the native loop handed to Python, by reason (LoopSync copies them in).
+    joint_states_handed: dict = field(default_factory=dict)
+    native_loop_errors: int = 0     # rcl take/publish/clock failures in the native loop
 
     def reject_message(self, reason: str, detail: str, now_ns: int) -> int:
         """Count a dropped message; returns how many were dropped for ``reason`` so far."""
@@ -153,6 +156,10 @@ def node_status(health: Health, view: ModelView | None, *, stale_after_s: float,
         values.append(('joint_states decoder', health.joint_states_decoder))
     if health.joint_states_path:
         values.append(('joint_states path', health.joint_states_path))
+    values += [(f'joint_states handed to Python: {reason}', str(n))
+               for reason, n in sorted(health.joint_states_handed.items())]
+    if health.joint_states_handed:
+        values.append(('native loop errors (rcl)', str(health.native_loop_errors)))
     if problems and level == OK:
         level = WARN
     if problems:

@@ -91,28 +91,41 @@ class JointStateInput:
             qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
         self._topic = self.subscription.topic_name
         if not hot_path_requested(hot_path):
-            self._path('executor (URDF_STATE_HOT_PATH=off)')
+            self.report_path('executor (URDF_STATE_HOT_PATH=off)')
             return
-        routes = [(self.subscription, self.on_raw)]
-        native = native_status()
+        self.hot_path, which = self.thread_for([(self.subscription, self.on_raw)])
+        self.report_path(which)
+
+    def thread_for(self, routes, what: str = 'joint_states', planned: bool = True
+                   ) -> tuple[HotPath | None, str]:
+        """The thread serving ``routes`` -- the native loop where it can run, else the
+        Python hot path; None: the executor -- and which one and why.
+
+        ``planned``: route 0 is ``joint_states``, whose plan the loop runs and syncs
+        through :attr:`lock`; else (``source_list`` topics) the loop never has a plan
+        and hands every message to its route's handler, so one thread serves every
+        JointState input whichever path runs.
+        """
+        node, native = self._node, native_status()
         why_not = native.reason
         if native.module is not None:
-            why_not = native_unavailable_reason(node, self.subscription, self._tf_pub) or ''
+            why_not = next(filter(None, (native_unavailable_reason(node, sub, self._tf_pub)
+                                         for sub, _ in routes)), '')
             if not why_not:
                 sync = LoopSync(native.module, self._current, self._health, self, self.errors)
-                self.hot_path = NativeHotPath.attach(node, routes, self.errors,
-                                                     tf_publisher=self._tf_pub, sync=sync)
-                if self.hot_path is not None:
-                    self.lock.sync = sync
-                    self._path(f'native loop (C) ({native.reason})')
-                    return
-        self.hot_path = HotPath.attach(node, routes, self.errors)
-        if self.hot_path is not None:
-            self._path(f'Python hot path ({why_not})')
-        else:
-            self._path('executor (rclpy cannot serve it from a thread of its own)')
+                hot = NativeHotPath.attach(node, routes, self.errors, what,
+                                           tf_publisher=self._tf_pub, sync=sync)
+                if hot is not None:
+                    if planned:
+                        self.lock.sync = sync
+                    return hot, f'native loop (C) ({native.reason})'
+        hot = HotPath.attach(node, routes, self.errors, what)
+        if hot is not None:
+            return hot, f'Python hot path ({why_not})'
+        return None, 'executor (rclpy cannot serve it from a thread of its own)'
 
-    def _path(self, which: str) -> None:
+    def report_path(self, which: str) -> None:
+        """Log which path serves the JointState input and why (also on /diagnostics)."""
         self._health.joint_states_path = f'joint_states path: {which}'
         self._node.get_logger().info(self._health.joint_states_path)
 

@@ -167,6 +167,9 @@ class LoopSync:
             self.loop.resume()
 
     def _pull(self) -> None:
+        handed = self.counts()
+        self._health.native_loop_errors = handed.pop('errors', 0)
+        self._health.joint_states_handed = handed
         if self._installed is None:
             return
         fast, route, merger = self._installed
@@ -237,7 +240,8 @@ class NativeHotPath(HotPath):
     """:class:`HotPath` whose thread runs the native loop (see the module docstring).
 
     The same routes: route 0 is the one the installed plan serves, the others (if
-    any) always go to their handlers. ``tf_publisher``: the /tf publisher (raw
+    any) always go to their handlers; for ``source_list`` topics no plan is ever
+    installed, so every message goes to its route's handler. ``tf_publisher``: the /tf publisher (raw
     CDR); ``sync``: the :class:`LoopSync` whose loop this thread runs. Build it only
     where :func:`unavailable_reason` says it can run.
     """

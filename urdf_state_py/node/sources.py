@@ -10,9 +10,11 @@ per joint, any subset per message), and publishes the merged state on
 * Topics: each entry is resolved as the node resolves ``joint_states``; one
   listed twice is subscribed once, and ``joint_states`` itself (the output) is
   left out -- each with a warning, so no source can feed the output back in.
-* Threads: every source subscription is served by one thread
-  (one :class:`~.hot_path.HotPath` with a route per topic), the same way the plain
-  subscription is (the executor where rclpy cannot). Each message takes the
+* Threads: every source subscription is served by one thread, a route per
+  topic, chosen as for the plain subscription
+  (:meth:`~.joint_state_input.JointStateInput.thread_for`): the native loop's
+  wait set where it can run (no plan: each message goes to its route's
+  handler), else :class:`~.hot_path.HotPath`, else the executor. Each message takes the
   general path of :class:`~.joint_state_input.JointStateInput` under its lock,
   then the merged JointState is published with the /tf it caused, stamped
   with that message's stamp.
@@ -37,7 +39,7 @@ from .guards import INTERNAL_ERROR
 from .joint_settings import integrated_joints
 from .joint_state_cdr import JointStateReader, MalformedJointState
 from .joint_state_output import JointStateOutput, SourceOwners, VelocityIntegrator
-from .hot_path import HotPath, hot_path_requested
+from .hot_path import hot_path_requested
 
 __all__ = ['SourceInput', 'source_topics']
 
@@ -106,8 +108,9 @@ class SourceInput:
         self.subscriptions = [sub for sub, _ in routes]
         self.hot_path = None
         if hot_path_requested(hot_path):
-            self.hot_path = HotPath.attach(node, routes, joint_states.errors,
-                                           what='joint state sources')
+            self.hot_path, which = joint_states.thread_for(routes, 'joint state sources',
+                                                           planned=False)
+            joint_states.report_path(f'{which} for the source_list topics')
         self._timer = None
         if output:
             node.get_logger().info(f"Merging joint states from {', '.join(topics)} "

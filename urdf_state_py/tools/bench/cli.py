@@ -101,7 +101,7 @@ def parse_args(argv):
 def _verdict(value, limit) -> str:
     if value is None:
         return 'n/a'
-    return 'PASS' if value <= limit else 'MISS'
+    return 'PASS' if value <= limit else 'FAIL'
 
 
 def _step_at(session, rate):
@@ -127,21 +127,8 @@ def targets(results: dict) -> list[list]:
         rows.append([f'TALOS node CPU per update, {label}, {TARGET_RATE:g} Hz in',
                      f'<= {TARGETS[key]:g} µs', '-' if value is None else f'{value:.0f} µs',
                      _verdict(value, TARGETS[key])])
-    user = results.get('user', {}).get('results', [])
-
-    def user_cpu(robot, executor):
-        return next((r['cpu_us'] for r in user if r['robot'] == robot and
-                     r['executor'] == executor and r['rate'] == TARGET_RATE), None)
-
-    for executor, limit in (('auto', 100.0), ('single', 200.0)):
-        value = user_cpu('talos', executor)
-        if value is not None:
-            rows.append([f'TALOS node process CPU per update, user protocol, {executor}',
-                         f'<= {limit:g} µs', f'{value:.0f} µs', _verdict(value, limit)])
-        talos, h1_2 = value, user_cpu('h1_2', executor)
-        if talos and h1_2:
-            rows.append([f'H1_2 / TALOS per update, user protocol, {executor}', '<= 1.2x',
-                         f'{h1_2 / talos:.2f}x', _verdict(h1_2 / talos, 1.2)])
+    from .user_run import floor_targets
+    rows += floor_targets(results.get('user', {}).get('results', []), TARGET_RATE)
     fk = next((r for r in results.get('fk', {}).get('robots', []) if r['robot'] == 'talos'), None)
     value = fk.get('hot_ratio') if fk else None
     rows.append(['TALOS FK (resolve + moving_transforms) vs pin fk+frames',

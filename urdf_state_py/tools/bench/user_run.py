@@ -215,3 +215,46 @@ def print_sources_table(single: list[dict], merged: list[dict]) -> None:
     table(['robot', 'executor', 'in Hz', 'µs/update 1 source', 'µs/update merged',
            'sources', '/tf Hz', 'lost'], rows,
           title='Node CPU per update: joint_states vs source_list (+ /joint_states out)')
+
+
+#: The native loop's targets, as ratios to the C floor of the same run (docs/native_loop.md):
+#: (executor, what, limit); the latency and rate rows are the default executor's.
+FLOOR_TARGETS = (('auto', 'cpu', 1.15), ('single', 'cpu', 1.25), ('auto', 'p99', 1.3),
+                 ('auto', 'out Hz', 0.8))
+#: H1_2's CPU per update within this factor of TALOS's (the same executor and run).
+H1_2_VS_TALOS = 1.1
+
+
+def floor_targets(results: list[dict], rate: float) -> list[list[str]]:
+    """``[target, limit, measured, PASS|FAIL]`` rows from this run's own figures: TALOS
+    against the C floor measured beside it (CPU per update and p99 latency at ``rate``,
+    the highest rate from the flat-out runs), nothing lost, H1_2 against TALOS. A row
+    whose figures this run lacks is left out."""
+    def find(robot, executor, at):
+        return next((r for r in results if (r['robot'], r['executor'], r['rate']) ==
+                     (robot, executor, at)), None)
+
+    def row(target, limit, ratio, upper=True):
+        passed = ratio <= limit if upper else ratio >= limit
+        return [target, f"{'<=' if upper else '>='} {limit:g}x", f'{ratio:.2f}x',
+                'PASS' if passed else 'FAIL']
+
+    rows = []
+    for executor, what, limit in FLOOR_TARGETS:
+        at = 0.0 if what == 'out Hz' else rate   # the highest rate: the flat-out runs
+        node, floor = find('talos', executor, at), find('talos', 'cfloor', at)
+        key = {'cpu': 'cpu_us', 'p99': 'lat_p99_us', 'out Hz': 'out_hz'}[what]
+        if node and floor and node[key] and floor[key]:
+            label = f'{rate_label(at)} Hz' if at else 'flat out'
+            rows.append(row(f'TALOS {what} / C floor, user protocol, {executor}, {label}', limit,
+                            node[key] / floor[key], upper=what != 'out Hz'))
+    for executor in ('auto', 'single'):
+        node = find('talos', executor, rate)
+        if node:
+            rows.append([f'TALOS messages lost, user protocol, {executor}, {rate_label(rate)} Hz',
+                         '0', str(node['lost']), 'PASS' if node['lost'] == 0 else 'FAIL'])
+        h1_2 = find('h1_2', executor, rate)
+        if node and h1_2 and node['cpu_us'] and h1_2['cpu_us']:
+            rows.append(row(f'H1_2 / TALOS CPU per update, user protocol, {executor}',
+                            H1_2_VS_TALOS, h1_2['cpu_us'] / node['cpu_us']))
+    return rows
