@@ -39,6 +39,7 @@ from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers.xacro_sandbox import TRUSTED, arg_value_problem
+from .address_space import limit_address_space
 from .description_loader import LOADER_PARAMETERS, DescriptionLoader, Loaded, Source
 from .diagnostics import DiagnosticsPublisher, model_view
 from .guards import INTERNAL_ERROR, CallbackGuard
@@ -418,8 +419,13 @@ class _Rejected(Exception):
 
 
 def main(args: list[str] | None = None) -> None:
-    """Entry point of ``ros2 run urdf_state_py urdf_state``."""
-    spin_until_shutdown(UrdfStateNode, args=args, executor=make_executor)
+    """Entry point of ``ros2 run urdf_state_py urdf_state``; once the node is up, its
+    address space gets a ceiling (see address_space: rmw's service requests)."""
+    def make_node() -> UrdfStateNode:
+        node = UrdfStateNode()
+        node.get_logger().info(limit_address_space()[1])
+        return node
+    spin_until_shutdown(make_node, args=args, executor=make_executor)
 
 
 if __name__ == '__main__':
