@@ -13,7 +13,8 @@
 // Usage: raw_writer MATCH_TIMEOUT_S TOPIC=TYPE=DURABILITY...   (DURABILITY: volatile|transient_local)
 // stdout: "matched <topic> <readers>" per topic (or "unmatched <topic>"), then "ready".
 // stdin, after "ready": records of u32 topic index, u32 length (little endian), bytes.
-// At end of input: waits for acknowledgements, prints "sent <topic> <ok> <failed>", "done".
+// At end of input: waits for acknowledgements (10 s), prints
+// "sent <topic> <ok> <failed> acknowledged|unacknowledged" per topic, then "done".
 // Built by test/test_dds_fuzz.py against the Fast DDS of the venv: 2.14 (Jazzy,
 // libfastrtps) or 3.x (Kilted, libfastdds).
 
@@ -216,13 +217,13 @@ int main(int argc, char ** argv) {
     ep.dds_topic = participant->create_topic(ep.topic, type_name, fdds::TOPIC_QOS_DEFAULT);
     fdds::DataWriterQos qos = fdds::DATAWRITER_QOS_DEFAULT;
     qos.reliability().kind = fdds::RELIABLE_RELIABILITY_QOS;
-    qos.reliability().max_blocking_time = Duration(5, 0);
+    qos.reliability().max_blocking_time = Duration(1, 0);
     qos.durability().kind = spec.substr(b + 1) == "transient_local" ?
       fdds::TRANSIENT_LOCAL_DURABILITY_QOS : fdds::VOLATILE_DURABILITY_QOS;
-    qos.history().kind = fdds::KEEP_ALL_HISTORY_QOS;   // back-pressure: write waits for acks
-    qos.resource_limits().max_samples = 64;
-    qos.resource_limits().max_instances = 1;
-    qos.resource_limits().max_samples_per_instance = 64;
+    // keep last: a sample a reader never acknowledges (Fast DDS drops an empty one
+    // unacknowledged) must not block the writer; the test paces what it sends
+    qos.history().kind = fdds::KEEP_LAST_HISTORY_QOS;
+    qos.history().depth = 100;
     qos.endpoint().history_memory_policy = frtps::DYNAMIC_REUSABLE_MEMORY_MODE;
     qos.data_sharing().off();
     qos.representation().m_value.clear();
@@ -284,9 +285,9 @@ int main(int argc, char ** argv) {
     }
   }
   for (Endpoint & ep : endpoints) {
-    acknowledged(ep.writer, 10);
-    std::printf("sent %s %llu %llu\n", ep.topic.c_str(), static_cast<unsigned long long>(ep.ok),
-                static_cast<unsigned long long>(ep.failed));
+    const bool acked = acknowledged(ep.writer, 10);
+    std::printf("sent %s %llu %llu %s\n", ep.topic.c_str(), static_cast<unsigned long long>(ep.ok),
+                static_cast<unsigned long long>(ep.failed), acked ? "acknowledged" : "unacknowledged");
   }
   std::printf("done\n");
   std::fflush(stdout);

@@ -145,7 +145,8 @@ class UrdfStateNode(Node):
         self._defaults_timer = None
         self._update_defaults_timer()
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        self._parameter_services = ParameterServices(self) if serve_parameters else None
+        self._parameter_services = ParameterServices(self, self._guard) \
+            if serve_parameters else None
 
         # -- first model (the operator's: trusted) ----------------------------------
         if self._use_topic:
