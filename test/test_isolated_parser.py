@@ -134,3 +134,28 @@ def test_a_trusted_parse_never_shares_its_process_with_a_later_one(parser):
     restricted_worker = parser._worker
     parser.parse(SMALL, 'auto', {}, RESTRICTED)
     assert restricted_worker is not None and parser._worker is restricted_worker
+
+
+def test_a_worker_killed_from_outside_is_not_blamed_on_the_memory_limit(parser):
+    import os
+    import signal
+    import threading
+    errors = []
+
+    def run():
+        try:
+            parser.parse(macro_bomb(), 'auto', {}, RESTRICTED)
+        except DescriptionError as exc:
+            errors.append(exc)
+
+    parser.parse(SMALL, 'auto', {}, RESTRICTED)      # the worker is up
+    worker = parser._worker
+    thread = threading.Thread(target=run)
+    thread.start()
+    os.kill(worker.pid, signal.SIGKILL)              # in the parse or before it: the same end
+    thread.join(timeout=30.0)
+    assert not thread.is_alive() and errors
+    assert errors[0].kind == 'killed', str(errors[0])
+    assert 'killed by signal 9 (SIGKILL) from outside' in str(errors[0])
+    assert 'max_memory_mb' not in str(errors[0])
+    assert parser.parse(SMALL, 'auto', {}, RESTRICTED).model.name == 'small'
