@@ -103,7 +103,8 @@ def test_errors_come_back_with_the_parser_name(parser):
     assert info.value.parser == 'urdf' and "link name 'a' is not unique" in str(info.value)
 
 
-def test_close_during_a_parse_returns_at_once(parser):
+def bomb_in_a_thread(parser):
+    """(the started thread parsing a macro bomb, the list its DescriptionError goes to)."""
     import threading
     errors = []
 
@@ -115,6 +116,11 @@ def test_close_during_a_parse_returns_at_once(parser):
 
     thread = threading.Thread(target=run)
     thread.start()
+    return thread, errors
+
+
+def test_close_during_a_parse_returns_at_once(parser):
+    thread, errors = bomb_in_a_thread(parser)
     time.sleep(0.3)   # let the worker start on it (not a correctness wait)
     started = time.monotonic()
     parser.close()
@@ -139,19 +145,9 @@ def test_a_trusted_parse_never_shares_its_process_with_a_later_one(parser):
 def test_a_worker_killed_from_outside_is_not_blamed_on_the_memory_limit(parser):
     import os
     import signal
-    import threading
-    errors = []
-
-    def run():
-        try:
-            parser.parse(macro_bomb(), 'auto', {}, RESTRICTED)
-        except DescriptionError as exc:
-            errors.append(exc)
-
     parser.parse(SMALL, 'auto', {}, RESTRICTED)      # the worker is up
     worker = parser._worker
-    thread = threading.Thread(target=run)
-    thread.start()
+    thread, errors = bomb_in_a_thread(parser)
     os.kill(worker.pid, signal.SIGKILL)              # in the parse or before it: the same end
     thread.join(timeout=30.0)
     assert not thread.is_alive() and errors
