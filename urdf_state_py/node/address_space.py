@@ -1,4 +1,4 @@
-"""A ceiling on the node process's address space (``RLIMIT_AS``), set once the node is up.
+"""A ceiling on the node process's address space (``RLIMIT_AS``), set before ROS starts.
 
 Why: rmw_fastrtps deserialises a service request from a growable buffer
 (``rmw_take_request`` copies the payload into a ``FastBuffer()`` of its own), so the
@@ -14,7 +14,8 @@ memory. The node's own needs are far below the headroom (the parser runs in a
 process of its own, with its own limit).
 
 ``URDF_STATE_ADDRESS_SPACE_HEADROOM_MB`` (default 2048) is the room above the size
-at start; 0 leaves the limit as it is. Only the soft limit is lowered, never raised.
+before rclpy starts (Fast DDS then takes ~0.5 GB of it: shared-memory segments,
+threads); 0 leaves the limit as it is. Only the soft limit is lowered, never raised.
 """
 
 from __future__ import annotations

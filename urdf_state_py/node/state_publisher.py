@@ -28,6 +28,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+import rclpy
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -420,13 +421,11 @@ class _Rejected(Exception):
 
 
 def main(args: list[str] | None = None) -> None:
-    """Entry point of ``ros2 run urdf_state_py urdf_state``; once the node is up, its
-    address space gets a ceiling (see address_space: rmw's service requests)."""
-    def make_node() -> UrdfStateNode:
-        node = UrdfStateNode()
-        node.get_logger().info(limit_address_space()[1])
-        return node
-    spin_until_shutdown(make_node, args=args, executor=make_executor)
+    """Entry point of ``ros2 run urdf_state_py urdf_state``. The address space gets its
+    ceiling first (see address_space: rmw's service requests), outside the start-up
+    that a Ctrl-C may interrupt."""
+    rclpy.logging.get_logger('urdf_state').info(limit_address_space()[1])
+    spin_until_shutdown(UrdfStateNode, args=args, executor=make_executor)
 
 
 if __name__ == '__main__':
