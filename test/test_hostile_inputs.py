@@ -190,13 +190,13 @@ def hostile(probe, tmp_path_factory):
         print(out[-5000:])
 
 
-def send_good(probe, raw, value):
+def send_good(probe, raw, value, timeout=CASE_DEADLINE):
     """A good JointState a=value, b=|value|/2; returns the /tf message it produced.
 
-    Re-sent (new stamp) every second until it shows: right after start-up the
-    node's /tf publisher may not have matched the probe yet.
+    Re-sent (new stamp) every second until it shows, for at most ``timeout`` s: right
+    after start-up the node's /tf publisher may not have matched the probe yet.
     """
-    deadline = time.monotonic() + CASE_DEADLINE
+    deadline = time.monotonic() + timeout
     while True:
         since, stamp = probe.mark(), probe.now_ns()
         raw.publish(serialized(['a', 'b'], [value, abs(value) / 2], stamp))

@@ -103,7 +103,8 @@ def test_errors_come_back_with_the_parser_name(parser):
     assert info.value.parser == 'urdf' and "link name 'a' is not unique" in str(info.value)
 
 
-def test_close_during_a_parse_returns_at_once(parser):
+def bomb_in_a_thread(parser):
+    """(the started thread parsing a macro bomb, the list its DescriptionError goes to)."""
     import threading
     errors = []
 
@@ -115,6 +116,11 @@ def test_close_during_a_parse_returns_at_once(parser):
 
     thread = threading.Thread(target=run)
     thread.start()
+    return thread, errors
+
+
+def test_close_during_a_parse_returns_at_once(parser):
+    thread, errors = bomb_in_a_thread(parser)
     time.sleep(0.3)   # let the worker start on it (not a correctness wait)
     started = time.monotonic()
     parser.close()
@@ -134,3 +140,36 @@ def test_a_trusted_parse_never_shares_its_process_with_a_later_one(parser):
     restricted_worker = parser._worker
     parser.parse(SMALL, 'auto', {}, RESTRICTED)
     assert restricted_worker is not None and parser._worker is restricted_worker
+
+
+def test_a_worker_killed_from_outside_is_not_blamed_on_the_memory_limit():
+    import os
+    import signal
+    parser = IsolatedParser([type(p) for p in default_registry()],
+                            ParseLimits(timeout_s=60.0, max_memory_mb=512, max_bytes=1 << 20))
+    try:
+        parser.parse(SMALL, 'auto', {}, RESTRICTED)      # the worker is up
+        worker = parser._worker
+        cpu0 = _cpu_s(worker.pid)
+        thread, errors = bomb_in_a_thread(parser)
+        busy = time.monotonic() + 30.0                    # killed in the parse, not before it
+        while _cpu_s(worker.pid) < cpu0 + 0.3:
+            assert time.monotonic() < busy and thread.is_alive(), 'the worker never got busy'
+            time.sleep(0.02)
+        os.kill(worker.pid, signal.SIGKILL)
+        thread.join(timeout=30.0)
+        assert not thread.is_alive() and errors
+        assert errors[0].kind == 'killed', str(errors[0])
+        assert 'killed by signal 9 (SIGKILL) from outside' in str(errors[0])
+        assert 'max_memory_mb' not in str(errors[0])
+        assert parser.parse(SMALL, 'auto', {}, RESTRICTED).model.name == 'small'
+    finally:
+        parser.close()
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (Linux /proc)."""
+    import os
+    with open(f'/proc/{pid}/stat', encoding='ascii') as stat:
+        fields = stat.read().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')

@@ -46,3 +46,26 @@ def test_a_failing_parameter_change_is_refused_with_the_reason(probe, topic_node
     assert topic_node.node._health.rejected_messages['internal error'] == 1
     monkeypatch.undo()
     assert probe.set_parameters(topic_node.name, frame_prefix='gd2/')[0].successful
+
+
+def test_a_parameter_of_no_type_is_refused_and_serving_goes_on(probe, topic_node):
+    """A well-formed SetParameters whose value names no parameter type (``type: 99``):
+    rclpy's callback raised ValueError out of the executor and the caller got no answer."""
+    from rcl_interfaces.msg import Parameter, ParameterValue
+    from rcl_interfaces.srv import SetParameters, SetParametersAtomically
+    for srv_type, service in ((SetParameters, 'set_parameters'),
+                              (SetParametersAtomically, 'set_parameters_atomically')):
+        client = probe.node.create_client(srv_type, f'{topic_node.name}/{service}')
+        try:
+            wait_until(client.service_is_ready, what='the service')
+            bad = Parameter(name='frame_prefix', value=ParameterValue(type=99))
+            future = client.call_async(srv_type.Request(parameters=[bad]))
+            wait_until(future.done, what='an answer to the malformed request')
+            answer = future.result()
+            result, = answer.results if srv_type is SetParameters else [answer.result]
+            assert not result.successful
+            assert result.reason.startswith('malformed request: ValueError: 99')
+        finally:
+            probe.node.destroy_client(client)
+    assert topic_node.node._health.rejected_messages['malformed request'] == 2
+    assert probe.set_parameters(topic_node.name, frame_prefix='gd3/')[0].successful

@@ -19,6 +19,13 @@ spun by a :class:`~rclpy.executors.MultiThreadedExecutor` in a daemon thread:
 The services act on the main node's parameters, so ``ros2 param`` works
 unchanged; whatever executor spins the main node (EventsExecutor,
 single-threaded) never waits for a parse.
+
+rclpy's callbacks trust the request: a SetParameters whose value names no
+parameter type (``type: 99``, well-formed CDR) raises ValueError in
+``Parameter.from_parameter_msg``, out of the executor, and the caller got no
+answer. Each callback here is guarded: such a request is counted and logged
+(throttled, :class:`~urdf_state_py.node.guards.CallbackGuard`) and answered, a
+change refused with the reason.
 """
 
 from __future__ import annotations
@@ -26,12 +33,14 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from rcl_interfaces.msg import SetParametersResult
 from rcl_interfaces.srv import SetParameters, SetParametersAtomically
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter_service import ParameterService
 
+from .guards import CallbackGuard
 from .threads import join_thread
 
 __all__ = ['ParameterServices']
@@ -42,9 +51,10 @@ _THREADS = 3
 class _ServiceHost:
     """What ParameterService sees as its node: the main node, creating services on the helper."""
 
-    def __init__(self, node: Node, host: Node) -> None:
+    def __init__(self, node: Node, host: Node, guard: CallbackGuard) -> None:
         self._node = node
         self._host = host
+        self._guard = guard
         self._setters = MutuallyExclusiveCallbackGroup()
         self._readers = ReentrantCallbackGroup()
 
@@ -54,8 +64,26 @@ class _ServiceHost:
     def create_service(self, srv_type: Any, name: str, callback: Any, **kwargs: Any) -> Any:
         setter = srv_type in (SetParameters, SetParametersAtomically)
         return self._host.create_service(
-            srv_type, name, callback,
+            srv_type, name, self._guarded(srv_type, name, callback),
             callback_group=self._setters if setter else self._readers, **kwargs)
+
+    def _guarded(self, srv_type: Any, name: str, callback: Any) -> Any:
+        """``callback`` answering a request it fails on: a refusal, or an empty answer."""
+        def serve(request: Any, response: Any) -> Any:
+            try:
+                return callback(request, response)
+            except Exception as err:  # noqa: BLE001 - a request must not end serving
+                detail = f'{type(err).__name__}: {err}'
+                self._guard.report(name, 'malformed request', detail)
+                refused = SetParametersResult(successful=False,
+                                              reason=f'malformed request: {detail}')
+                answer = srv_type.Response()
+                if srv_type is SetParameters:
+                    answer.results = [refused] * len(request.parameters)
+                elif srv_type is SetParametersAtomically:
+                    answer.result = refused
+                return answer
+        return serve
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._node, name)
@@ -64,14 +92,14 @@ class _ServiceHost:
 class ParameterServices:
     """Serves ``node``'s parameters from a helper node on its own executor thread."""
 
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: Node, guard: CallbackGuard) -> None:
         self._host = Node(f'_{node.get_name()}_parameters', namespace=node.get_namespace(),
                           context=node.context, start_parameter_services=False,
                           use_global_arguments=False, enable_rosout=False)
-        self._proxy = _ServiceHost(node, self._host)   # ParameterService keeps a weakref
+        self._proxy = _ServiceHost(node, self._host, guard)   # ParameterService keeps a weakref
         self._service = ParameterService(self._proxy)
         self._context = node.context
-        self._logger = node.get_logger()
+        self._guard = guard
         self._closing = False
         self._executor = MultiThreadedExecutor(num_threads=_THREADS, context=node.context)
         self._executor.add_node(self._host)
@@ -84,14 +112,16 @@ class ParameterServices:
         self._thread.start()
 
     def _spin(self) -> None:
-        """Serve until closed; a failing callback is logged and serving goes on."""
+        """Serve until closed; what escapes the executor is reported and serving goes on."""
         while self._context.ok() and not self._closing:
             try:
                 self._executor.spin()
                 return
             except Exception as exc:  # noqa: BLE001 (also: the context shut down under it)
                 if self._context.ok() and not self._closing:
-                    self._logger.error(f'parameter services: {type(exc).__name__}: {exc}')
+                    # e.g. rclpy failing to convert a request rmw took: counted, throttled
+                    self._guard.report('parameter services', 'malformed request',
+                                       f'{type(exc).__name__}: {exc}')
 
     def close(self) -> None:
         """Stop serving (waits briefly for a running callback) and destroy the helper."""

@@ -28,6 +28,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+import rclpy
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -39,6 +40,7 @@ from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers.xacro_sandbox import TRUSTED, arg_value_problem
+from .address_space import limit_address_space
 from .description_loader import LOADER_PARAMETERS, DescriptionLoader, Loaded, Source
 from .diagnostics import DiagnosticsPublisher, model_view
 from .guards import INTERNAL_ERROR, CallbackGuard
@@ -158,7 +160,8 @@ class UrdfStateNode(Node):
         self._defaults_timer = None
         self._update_defaults_timer()
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        self._parameter_services = ParameterServices(self) if serve_parameters else None
+        self._parameter_services = ParameterServices(self, self._guard) \
+            if serve_parameters else None
         if self._parameter_services is not None:
             self._parameter_services.start()
 
@@ -440,7 +443,10 @@ class _Rejected(Exception):
 
 
 def main(args: list[str] | None = None) -> None:
-    """Entry point of ``ros2 run urdf_state_py urdf_state``."""
+    """Entry point of ``ros2 run urdf_state_py urdf_state``. The address space gets its
+    ceiling first (see address_space: rmw's service requests), outside the start-up
+    that a Ctrl-C may interrupt."""
+    rclpy.logging.get_logger('urdf_state').info(limit_address_space()[1])
     spin_until_shutdown(UrdfStateNode, args=args, executor=make_executor)
 
 

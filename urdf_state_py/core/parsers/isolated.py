@@ -25,6 +25,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import signal
 import select
 import struct
 import subprocess
@@ -154,7 +155,8 @@ class IsolatedParser:
                 '(description.timeout): stopped', kind='time limit') from None
         except (BrokenPipeError, EOFError, OSError):
             code = self._stop_worker()
-            raise DescriptionError(_ended(code, self.limits), kind='memory limit') from None
+            reason, kind = _ended(code, self.limits)
+            raise DescriptionError(reason, kind=kind) from None
         except DescriptionError:
             self._stop_worker()
             raise
@@ -198,13 +200,21 @@ class IsolatedParser:
         return code
 
 
-def _ended(code: int | None, limits: ParseLimits) -> str:
-    if code is not None and code < 0:
-        how = f'was killed by signal {-code}'
-    else:
-        how = f'ended with exit code {code}'
+def _ended(code: int | None, limits: ParseLimits) -> tuple[str, str]:
+    """(reason, kind) for a worker that died in a parse.
+
+    Its own memory limit (RLIMIT_AS) makes an allocation fail, which ends the
+    parse with an error or, in native code, may end the process; it never sends
+    SIGKILL. A SIGKILL comes from outside (the system's OOM killer, an operator),
+    so that reason does not blame the limit.
+    """
+    if code == -signal.SIGKILL:
+        return ('the parser process was killed by signal 9 (SIGKILL) from outside the node '
+                '(its own memory limit makes a parse fail, it does not kill it)', 'killed')
+    how = f'was killed by signal {-code}' if code is not None and code < 0 else \
+        f'ended with exit code {code}'
     return (f'the parser process {how} (memory limit description.max_memory_mb='
-            f'{limits.max_memory_mb} reached?)')
+            f'{limits.max_memory_mb} reached?)', 'memory limit')
 
 
 def _frame(meta: dict, text: str) -> bytes:
