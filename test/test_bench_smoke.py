@@ -38,6 +38,7 @@ def _user_result(robot, executor, rate, cpu_us, p99_us=300.0, out_hz=1000.0, los
 
 
 def test_the_user_targets_are_ratios_to_the_c_floor_of_the_same_run():
+    pytest.importorskip('psutil')   # the benchmark's dependency (not in the ROS-free step)
     from urdf_state_py.tools.bench.user_run import floor_targets
     results = [_user_result('talos', 'cfloor', 1000.0, 100.0),
                _user_result('talos', 'auto', 1000.0, 114.0, p99_us=400.0, lost=2),
