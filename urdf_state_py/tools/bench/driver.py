@@ -14,8 +14,9 @@ Protocol: JSON lines. Commands on stdin:
 - ``{"cmd": "quit"}``.
 
 Events on stdout: ``{"event": "ready", ...}`` once a subscriber is matched,
-``{"event": "done", "sent": n, "t_first_ns": ..., "t_last_ns": ..., "elapsed": s,
-"cpu_s": ...}`` after each run.
+``{"event": "done", "sent": n, "refused": m, "t_first_ns": ..., "t_last_ns": ...,
+"elapsed": s, "cpu_s": ...}`` after each run (``refused``: writes the blocked reliable
+writer failed; not in ``sent``).
 
 The rate is pinned with absolute ``perf_counter`` targets and ``time.sleep``
 of the remaining slack (no busy wait); a late message is sent at once, so the
@@ -168,7 +169,7 @@ def run_rate(pub, source, rate: float, duration: float) -> dict:
     nxt = source.next
     now_ns = time.time_ns
     perf = time.perf_counter
-    sent = 0
+    sent = refused = 0
     t_first = t_last = None
     cpu0 = time.process_time()
     t0 = perf()
@@ -183,15 +184,19 @@ def run_rate(pub, source, rate: float, duration: float) -> dict:
             if slack > 0:
                 time.sleep(slack)
         stamp = now_ns()
-        publish(nxt(stamp))
+        k += 1
+        try:
+            publish(nxt(stamp))
+        except Exception:  # noqa: BLE001 - RCLError: the reliable writer stayed blocked
+            refused += 1   # (a flooded reader pushes back; Fast DDS 3 then fails the write)
+            continue
         if t_first is None:
             t_first = stamp
         t_last = stamp
         sent += 1
-        k += 1
     elapsed = perf() - t0
-    return {'sent': sent, 't_first_ns': t_first, 't_last_ns': t_last, 'elapsed': elapsed,
-            'cpu_s': time.process_time() - cpu0, 'rate': rate}
+    return {'sent': sent, 'refused': refused, 't_first_ns': t_first, 't_last_ns': t_last,
+            'elapsed': elapsed, 'cpu_s': time.process_time() - cpu0, 'rate': rate}
 
 
 def main(argv=None) -> int:
