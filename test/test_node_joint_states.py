@@ -153,6 +153,19 @@ def test_time_going_backwards_resets_and_publishes(probe, toy):
     assert warnings_with(toy, 'backwards')
 
 
+def test_time_going_backwards_again_and_again_logs_throttled(probe, toy):
+    # a publisher (a looping bag, or a hostile one) can send time backwards with every
+    # other message: each is still published, the log line comes once per 5 s
+    logged = len(warnings_with(toy, 'backwards'))
+    since, t0 = probe.mark(), probe.now_ns()
+    stamps = [t0 + (k % 2) * S + k * MS for k in range(20)]   # backwards every 2nd one
+    for stamp in stamps:   # one by one: the subscription keeps the last 5 (sensor data QoS)
+        probe.publish_joint_state(['a'], [0.3], stamp)
+        probe.wait_tf_stamp(stamp, since)
+    assert stamps_of(probe.tf_since(since), 'js/la') == stamps
+    assert len(warnings_with(toy, 'backwards')) - logged <= 1
+
+
 def test_two_sources_merge(probe, toy):
     node = toy.node
     since, t0 = probe.mark(), probe.now_ns()

@@ -181,6 +181,8 @@ class JointStateInput:
         for warning in update.warnings:
             self._node.get_logger().warning(warning)
         topic = topic or self._topic
+        if update.backwards:
+            self._guard.log(topic, 'time moved backwards', update.backwards, now_ns)
         if update.error:
             self._guard.report(topic, update.reason, update.error)
         if update.ignored:

@@ -4,7 +4,7 @@
 each incoming JointState (name/position lists, possibly a subset of the joints,
 possibly from one of several publishers) into it. It also applies
 robot_state_publisher's rate limit (``publish_frequency`` / ``ignore_timestamp``,
-see :class:`PublishThrottle`) and decides which movable joints the resulting
+see :class:`~.publish_throttle.PublishThrottle`) and decides which movable joints the resulting
 ``/tf`` message must hold: the joints named in the message plus the mimic joints
 that follow them (plus, on request, the joints that never received a state).
 
@@ -27,7 +27,6 @@ operations.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -35,14 +34,13 @@ import numpy as np
 
 from urdf_state_py.core.model import Model
 
-__all__ = ['JointStateMerger', 'PublishThrottle', 'Update', 'WarnOnce', 'max_names',
-           'upstream_interval_ns']
+from .publish_throttle import PublishThrottle
+
+__all__ = ['JointStateMerger', 'Update', 'WarnOnce', 'max_names']
 
 #: Distinct name lists remembered; a publisher sending ever-changing lists
 #: only costs a cache rebuild, never unbounded memory.
 _PLAN_CACHE_SIZE = 64
-
-_NS = 1_000_000_000
 
 #: Names quoted in the one-line summary of the names a message has beyond the model.
 _QUOTED_NAMES = 5
@@ -57,17 +55,6 @@ def max_names(n_variables: int) -> int:
     return 4 * n_variables + 64
 
 
-def upstream_interval_ns(frequency: float) -> int:
-    """The minimum interval between two publications of a joint, as upstream computes it.
-
-    robot_state_publisher truncates ``1000 / publish_frequency`` to whole
-    milliseconds; 0 (or less) means "no limit" here.
-    """
-    if frequency <= 0.0 or not math.isfinite(frequency):
-        return 0
-    return int(1000.0 / frequency) * 1_000_000
-
-
 @dataclass
 class Update:
     """What one JointState message did.
@@ -78,7 +65,9 @@ class Update:
     logged once. ``error``: why the whole message was rejected (log throttled),
     ``reason`` its category (for counting). ``ignored``: a one-line summary of
     the names not in the model, new with this name list (log throttled).
-    ``non_finite``: joints whose NaN/inf value was dropped.
+    ``non_finite``: joints whose NaN/inf value was dropped. ``backwards``: time
+    went backwards (the throttle reset, the message published); logged throttled,
+    since a publisher can make every message do it.
     """
 
     publish: bool = False
@@ -88,6 +77,7 @@ class Update:
     reason: str | None = None
     ignored: str | None = None
     non_finite: int = 0
+    backwards: str | None = None
 
 
 class WarnOnce:
@@ -115,100 +105,6 @@ class WarnOnce:
     def reset(self) -> None:
         self._seen.clear()
         self.generation += 1
-
-
-class PublishThrottle:
-    """robot_state_publisher's rule for when a JointState is turned into /tf.
-
-    Upstream (``callbackJointState``): take the oldest last-publish stamp among
-    the message's joints (0 for a joint never published, and never later than
-    the node's clock "now"); publish when ``ignore_timestamp`` or when the
-    message stamp is at least that plus the interval (``1000/f`` ms, truncated
-    to whole ms). ``f = 0`` means no limit (upstream rejects 0).
-
-    Time going backwards resets every joint's last-publish stamp (bag played in
-    a loop), then the message is published: upstream detects it on the node's
-    clock; here a message stamp earlier than the last one published for one of
-    its joints counts too.
-    """
-
-    def __init__(self, n_variables: int, frequency: float = 20.0,
-                 ignore_timestamp: bool = False) -> None:
-        self._last = np.full(n_variables, -1, dtype=np.int64)  # -1: never published
-        self._last_now = -1
-        self._writes = 0   # bumped by every change of _last (see check_quiet)
-        self.frequency = frequency
-        self.ignore_timestamp = ignore_timestamp
-
-    @property
-    def frequency(self) -> float:
-        return self._frequency
-
-    @frequency.setter
-    def frequency(self, value: float) -> None:
-        self._frequency = float(value)
-        self._interval = upstream_interval_ns(self._frequency)
-
-    def reset(self) -> None:
-        """Forget every last-publish stamp."""
-        self._last.fill(-1)
-        self._writes += 1
-
-    def check(self, stamp_ns: int, indices: np.ndarray,
-              now_ns: int | None = None) -> tuple[bool, str | None]:
-        """(publish?, warning) for a message stamped ``stamp_ns`` about variables ``indices``."""
-        warning = None
-        if now_ns is not None:
-            if self._last_now > now_ns:
-                warning = 'Moved backwards in time (node clock), re-publishing joint transforms!'
-                self.reset()
-            self._last_now = now_ns
-        last = self._last[indices]
-        if warning is None and len(last) and stamp_ns < int(last.max()):
-            warning = ('Moved backwards in time (joint state stamp '
-                       f'{stamp_ns / _NS:.9f} s is earlier than the last one published, '
-                       f'{int(last.max()) / _NS:.9f} s), re-publishing joint transforms!')
-            self.reset()
-            return True, warning
-        if self.ignore_timestamp or self._interval == 0:
-            return True, warning
-        if warning is not None:
-            return True, warning
-        oldest = 0 if not len(last) or int(last.min()) < 0 else int(last.min())
-        if now_ns is not None:
-            oldest = min(oldest, now_ns)
-        return stamp_ns >= oldest + self._interval, None
-
-    def check_quiet(self, stamp_ns: int, indices: np.ndarray, now_ns: int,
-                    marked: tuple[int, int] | None = None) -> bool | None:
-        """:meth:`check` for the common case, without its warnings: None (and nothing
-        changed) when :meth:`check` would warn, else whether to publish.
-
-        ``marked``: what :meth:`mark` returned for the same ``indices``; while no
-        other mark or reset happened since, their stamps are known without numpy.
-        """
-        if self._last_now > now_ns:
-            return None
-        if marked is not None and marked[0] == self._writes:
-            newest = oldest = marked[1]
-        else:
-            last = self._last[indices]
-            newest, oldest = int(last.max()), int(last.min())
-        if stamp_ns < newest:
-            return None
-        self._last_now = now_ns
-        if self.ignore_timestamp or self._interval == 0:
-            return True
-        return stamp_ns >= min(max(oldest, 0), now_ns) + self._interval
-
-    def mark(self, stamp_ns: int, indices: np.ndarray) -> tuple[int, int]:
-        """Record that variables ``indices`` were published with stamp ``stamp_ns``.
-
-        Returns a token for :meth:`check_quiet` (``marked``).
-        """
-        self._last[indices] = stamp_ns
-        self._writes += 1
-        return self._writes, stamp_ns
 
 
 @dataclass
@@ -359,9 +255,7 @@ class JointStateMerger:
 
         if now_ns is not None:
             self.seen_ns[dst] = now_ns
-        publish, warning = self.throttle.check(stamp_ns, dst, now_ns)
-        if warning:
-            warnings.append(warning)
+        publish, backwards = self.throttle.check(stamp_ns, dst, now_ns)
         if not publish:
             return Update(warnings=warnings, ignored=ignored, non_finite=non_finite)
         self.q[dst] = values
@@ -372,7 +266,7 @@ class JointStateMerger:
         if include_pending:
             joints = self._add_pending(plan, joints)
         return Update(publish=True, joints=joints, warnings=warnings, ignored=ignored,
-                      non_finite=non_finite)
+                      non_finite=non_finite, backwards=backwards)
 
     # -- internals ------------------------------------------------------------
 
