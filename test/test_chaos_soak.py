@@ -126,6 +126,10 @@ class Soak:
     def _on_tf(self, data: bytes) -> None:
         self.records.append((time.monotonic(), data))
 
+    def flooded(self, now: float) -> bool:
+        """In a flood window now: a flood running, or less than FLOOD_MARGIN_S after one."""
+        return self.flooding.is_set() or now < self.flood_end + FLOOD_MARGIN_S
+
     def set(self, **values):
         return set_parameters(self.side, self.clients, f'/{NODE}', 30.0, **values)
 
@@ -340,20 +344,20 @@ def _soak(tmp_path) -> None:
             elif now - (t0 + k / RATE_HZ) > BEHIND_S:
                 # blocked writes (up to the writer's max_blocking_time each) put the stream
                 # behind; it catches up by skipping, so the run keeps its length
-                flooded = soak.flooding.is_set() or now < soak.flood_end + FLOOD_MARGIN_S
+                flooded = soak.flooded(now)
                 skipped[flooded] += 1
                 ledger.sent(k, NONE, now)
                 continue
             if k % BAD_EVERY == BAD_EVERY - 1:
                 if _publish(soak.pub, bad[k // BAD_EVERY % len(bad)]):
                     n_bad += 1
-                    n_bad_flooded += soak.flooding.is_set() or now < soak.flood_end + FLOOD_MARGIN_S
+                    n_bad_flooded += soak.flooded(now)
                 continue
             a, b = positions(k)
             pack_stamp(template, 4, *divmod(base_ns + k * 1_000_000, 1_000_000_000))
             pack_d(template, at[0.125], a)
             pack_d(template, at[0.375], b)
-            flooded = soak.flooding.is_set() or now < soak.flood_end + FLOOD_MARGIN_S
+            flooded = soak.flooded(now)
             ledger.sent(k, FLOODED if flooded else GOOD, now)
             with soak.second_lock:
                 if not _publish(soak.second if soak.second and k % 10 == 5 else soak.pub,
