@@ -22,6 +22,7 @@ from test_node_harness import compose_poses, transform_map
 
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
+from urdf_state_py.core.transforms import matrix_to_rpy
 
 MS = 1_000_000
 #: flags of message k: not a good message (or not sent), good, good inside a flood window
@@ -47,16 +48,27 @@ class Config:
         moving = [j.child for j in self.kin.model.joints if j.is_movable]
         self.frames = frozenset(self.prefix + link for link in moving)
 
-    def matches(self, tf: dict, k: int) -> bool:
-        """``tf`` (child -> (parent, 4x4)) is this model's answer to message k."""
+    def mismatch(self, tf: dict, k: int) -> str | None:
+        """Why ``tf`` (child -> (parent, 4x4)) is not this model's answer to message k
+        (None: it is)."""
         if set(tf) != self.frames:
-            return False
+            return f'{self.kin.model.name}/{self.prefix}: other frames'
         a, b = positions(k)
         poses = self.kin.link_poses(self.kin.positions({'a': a, 'b': b}))
         got = compose_poses(tf, self.prefix + self.kin.model.root)
-        return all(np.allclose(got.get(self.prefix + link, np.zeros((4, 4))),
-                               poses[self.kin.link_names.index(link)], atol=1e-9)
-                   for link in (f[len(self.prefix):] for f in self.frames))
+        for frame in sorted(self.frames):
+            want = poses[self.kin.link_names.index(frame[len(self.prefix):])]
+            pose = got.get(frame, np.zeros((4, 4)))
+            if not np.allclose(pose, want, atol=1e-9):
+                return (f'{self.kin.model.name}/{self.prefix}: {frame} {_pose_text(pose)}, '
+                        f'FK of a={a:.4f} b={b:.4f} {_pose_text(want)}')
+        return None
+
+
+def _pose_text(pose: np.ndarray) -> str:
+    """A pose in a line: translation and roll, pitch, yaw."""
+    return (f'at {np.round(pose[:3, 3], 4).tolist()} '
+            f'rpy {np.round(matrix_to_rpy(pose[:3, :3]), 4).tolist()}')
 
 
 class Ledger:
@@ -120,10 +132,10 @@ class Ledger:
         # replaced (its successor answered) before t_send
         first = max(0, bisect.bisect_right([c.t_ack for c in configs], t_send) - 1)
         last = bisect.bisect_right([c.t_req for c in configs], t_recv)
-        if not any(c.matches(tf, k) for c in configs[first:last]):
-            self._bad(f'/tf for message {k} matches no model in effect '
-                      f'({", ".join(c.kin.model.name + "/" + c.prefix for c in configs[first:last])}): '
-                      f'frames {sorted(tf)}')
+        why = [c.mismatch(tf, k) for c in configs[first:last]]
+        if None not in why:
+            self._bad(f'/tf for message {k} (stamp {stamp.sec}.{stamp.nanosec:09d}) matches no '
+                      f'model in effect: {"; ".join(why)}')
 
     def _bad(self, text: str) -> None:
         self.n_wrong += 1

@@ -4,7 +4,9 @@ Run as ``python -m urdf_state_py.tools.bench.driver SPEC.json`` with a loopback
 environment. ``SPEC.json``::
 
     {"mode": "js", "topic": "joint_states", "names": [...], "lower": [...], "upper": [...]}
-    (+ "raw": true: one pre-serialised message, only its stamp changes -- floods)
+    (+ "raw": true: one pre-serialised message, only its stamp changes -- floods;
+     + "odd_stamps": true: every stamp an odd number of ns, so never on a whole
+     millisecond, where a soak stamps the messages it checks)
     {"mode": "tf", "topic": "/tf", "parents": [...], "children": [...]}
 
 Protocol: JSON lines. Commands on stdin:
@@ -164,8 +166,10 @@ class TfSource:
         return self.msg
 
 
-def run_rate(pub, source, rate: float, duration: float) -> dict:
+def run_rate(pub, source, rate: float, duration: float, odd_stamps: bool = False) -> dict:
+    """Publish ``source``'s messages at ``rate`` for ``duration`` s; the ``done`` figures."""
     publish = pub.publish
+    odd = int(odd_stamps)
     nxt = source.next
     now_ns = time.time_ns
     perf = time.perf_counter
@@ -183,7 +187,7 @@ def run_rate(pub, source, rate: float, duration: float) -> dict:
             slack = t0 + k * period - perf()
             if slack > 0:
                 time.sleep(slack)
-        stamp = now_ns()
+        stamp = now_ns() | odd
         k += 1
         try:
             publish(nxt(stamp))
@@ -233,7 +237,8 @@ def main(argv=None) -> int:
         for cmd in command_lines(sys.stdin):
             if cmd.get('cmd') == 'run':
                 emit(event='done', **run_rate(pub, source, float(cmd.get('rate', 0)),
-                                              float(cmd.get('duration', 1.0))))
+                                              float(cmd.get('duration', 1.0)),
+                                              bool(spec.get('odd_stamps'))))
     finally:
         node.destroy_node()
         rclpy.try_shutdown()
