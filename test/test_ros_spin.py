@@ -146,3 +146,29 @@ def test_handlers_are_restored_when_no_signal_came():
     before = signal.getsignal(signal.SIGINT)
     assert spin_until_shutdown(RecordingNode, step=iter([0.0, None]).__next__) is False
     assert signal.getsignal(signal.SIGINT) is before
+
+
+@pytest.mark.parametrize('kind', ['single'] + (['events'] if HAS_EVENTS else []))
+def test_a_spin_leaves_nothing_behind(kind):
+    """The node spins in short windows forever: whatever one window allocates and keeps
+    is a leak that grows with uptime. EventsExecutor's spin_until_future_complete kept a
+    ~26-byte block per call (32 bytes of RSS; 230 kB an hour at 0.5 s windows); spin_once
+    keeps nothing. Traced by tracemalloc over 5,000 windows after 500 to warm up."""
+    import tracemalloc
+    spins, traced = [0], []
+
+    def step():
+        spins[0] += 1
+        if spins[0] == 500:
+            tracemalloc.start()
+            traced.append(tracemalloc.get_traced_memory()[0])
+        elif spins[0] == 5500:
+            traced.append(tracemalloc.get_traced_memory()[0])
+            tracemalloc.stop()
+            return None
+        return 0.0
+
+    assert spin_until_shutdown(RecordingNode, executor=lambda: make_executor(kind),
+                               step=step) is False
+    per_spin = (traced[1] - traced[0]) / 5000
+    assert per_spin < 2.0, f'{per_spin:.1f} bytes kept per spin'
