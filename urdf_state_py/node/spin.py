@@ -58,25 +58,6 @@ def _events_executor_class():
     return EventsExecutor
 
 
-def _spin_for(spinner) -> Callable[[float], None]:
-    """``spin_for(t)``: run ``spinner``'s callbacks for at most ``t`` seconds.
-
-    ``spin_once`` for every executor: the wait-set executors keep their
-    generator of ready callbacks between calls (so this is what ``spin()``
-    does), and EventsExecutor's returns after one callback or the timeout.
-    Not EventsExecutor's ``spin()``: it busy-loops at 100 % CPU and never
-    returns on Ctrl-C with Kilted's rclpy. Not its
-    ``spin_until_future_complete`` on a never-done future either (which stays
-    in C++ for the whole window): each call leaves a small Python block behind
-    that is never freed (32 bytes of RSS per call, measured on Jazzy's and
-    Kilted's rclpy), so a node idling in 0.5 s windows grew by 230 kB an hour. The node's
-    joint_states are served by a thread of their own (hot_path), so the
-    executor's callbacks are rare and returning to Python after each costs
-    nothing measurable.
-    """
-    return lambda timeout: spinner.spin_once(timeout_sec=timeout)
-
-
 def _survive(err: Exception) -> None:
     """Log a failure that escaped the executor, and carry on spinning.
 
@@ -106,9 +87,17 @@ def spin_until_shutdown(make_node: Callable[[], Node], *, args: Sequence[str] | 
     last, or None to stop (the viewer redraws there); a spin returns after
     one callback or at the end of that time.
 
-    The loop spins in windows (see :func:`_spin_for`) rather than calling
-    ``spin()``: EventsExecutor.spin() busy-loops and never returns on Ctrl-C
-    (seen with Kilted's rclpy). An exception out of a spin while rclpy is
+    The loop calls ``spin_once`` in windows, for every executor: the wait-set
+    executors keep their generator of ready callbacks between calls (so this
+    is what ``spin()`` does). Not EventsExecutor's ``spin()``: it busy-loops
+    at 100 % CPU and never returns on Ctrl-C with Kilted's rclpy. Not its
+    ``spin_until_future_complete`` on a never-done future either (which stays
+    in C++ for the whole window): each call leaves a small Python block behind
+    that is never freed (32 bytes of RSS per call, measured on Jazzy's and
+    Kilted's rclpy), so a node idling in 0.5 s windows grew by 230 kB an hour.
+    The node's joint_states are served by a thread of their own (hot_path), so
+    the executor's callbacks are rare and returning to Python after each costs
+    nothing measurable. An exception out of a spin while rclpy is
     still up is logged and survived (:func:`_survive`). A failure after
     rclpy's SIGINT handler has shut the context down (a call interrupted
     mid-way, e.g. during start-up) counts as an interruption, not an error.
@@ -128,13 +117,12 @@ def _run(make_node: Callable[[], Node], args: Sequence[str] | None,
             spinner = executor()
             node = make_node()
             spinner.add_node(node)
-        spin_for = _spin_for(spinner)
         while rclpy.ok() and signals.received is None:
             timeout = SPIN_TIMEOUT_S if step is None else step()
             if timeout is None:
                 break
             try:
-                spin_for(timeout)
+                spinner.spin_once(timeout_sec=timeout)
             except (ShutdownRequested, KeyboardInterrupt, ExternalShutdownException):
                 raise
             except Exception as err:  # noqa: BLE001 - see _survive
