@@ -409,6 +409,7 @@ def _report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) ->
     late_outside = [lat for t, lat in soak.answers
                     if (lat is None or lat > ANSWER_LIMIT_S) and not in_flood(t)]
     in_floods = [lat for t, lat in soak.answers if lat is not None and in_flood(t)]
+    outside = [lat for t, lat in soak.answers if lat is not None and not in_flood(t)]
     robots = [{kv.key: kv.value for kv in s.values}.get('robot') for s in soak.diagnostics.statuses]
     shown_swaps = sum(1 for x, y in zip(robots, robots[1:]) if x != y)
     rss = [(t, r) for t, r, _, _ in samples]
@@ -433,13 +434,16 @@ def _report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) ->
             f'{len(soak.refusals)} / {rejected_descriptions}',
         'GetParameters asked / answered / later than 1 s or none':
             f'{len(soak.answers)} / {len(answered)} / {len(late)}',
-        'GetParameters answer max ms': f'{max(answered) * 1e3:.1f}' if answered else '-',
+        'GetParameters answer median / max ms outside floods':
+            f'{np.median(outside) * 1e3:.1f} / {max(outside) * 1e3:.1f}' if outside else '-',
         'GetParameters later than 1 s outside floods / in floods (max ms in floods)':
             f'{len(late_outside)} / {len(late) - len(late_outside)}'
             f' ({max(in_floods, default=0) * 1e3:.1f})',
         'RSS MB start / end / slope over last 80 % MB/h':
             f'{rss[0][1]:.1f} / {rss[-1][1]:.1f} / {slope_per_hour(rss):+.1f}'
             f' (bound {RSS_SLOPE_MB_H:g})',
+        'RSS MB at each tenth of the run': ' '.join(
+            f'{rss[min(len(rss) - 1, len(rss) * k // 10)][1]:.2f}' for k in range(1, 11)),
         'threads min/max (last 80 %)': f'{min(n for n, _ in threads_fds)}/'
                                        f'{max(n for n, _ in threads_fds)}',
         'open fds min/max (last 80 %)': f'{min(f for _, f in threads_fds)}/'
@@ -454,9 +458,11 @@ def _report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) ->
         print(f'  refused ({what}): {reason[:160]}')
     for text in ledger.wrong:
         print(f'  WRONG: {text}')
-    late_at = [f'{t - soak.t0:.1f} s: {"none" if lat is None else f"{lat:.2f} s"}'
-               for t, lat in soak.answers if lat is None or lat > ANSWER_LIMIT_S]
-    print('  late parameter answers (asked at): ' + ', '.join(late_at[:10]))
+    for where, inside in (('outside floods', False), ('in floods', True)):
+        late_at = [f'{t - soak.t0:.1f} s: {"none" if lat is None else f"{lat:.2f} s"}'
+                   for t, lat in soak.answers
+                   if (lat is None or lat > ANSWER_LIMIT_S) and in_flood(t) == inside]
+        print(f'  late parameter answers {where} (asked at): ' + ', '.join(late_at[:20]))
     print('  lost (sent at): ' + '; '.join(ledger.lost_spans(sent, soak.t0)))
     assert not soak.errors, soak.errors
     # exactly one /tf per good JointState, checked one by one where received; a receiver

@@ -10,15 +10,17 @@ launch`` (see :class:`ShutdownSignals`).
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Sequence
 
 import rclpy
 from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
+from rclpy.task import Future
 
 from .shutdown_signals import ShutdownRequested, ShutdownSignals
 
-__all__ = ['make_executor', 'spin_until_shutdown']
+__all__ = ['make_executor', 'spin_until_done', 'spin_until_shutdown']
 
 #: Longest a spin waits for work before checking ``rclpy.ok()`` again.
 SPIN_TIMEOUT_S = 0.5
@@ -56,6 +58,26 @@ def _events_executor_class():
     except ImportError:
         return None
     return EventsExecutor
+
+
+def spin_until_done(executor: Executor, future: Future, timeout: float) -> bool:
+    """Spin ``executor`` until ``future`` is done (True) or ``timeout`` seconds passed (False).
+
+    What ``executor.spin_until_future_complete(future, timeout)`` promises, for a
+    caller that waits on many futures in turn. That call on Jazzy's rclpy (7.1)
+    adds a done callback to the future on each of its inner spins, and each
+    becomes a task the executor keeps for good (3 per call, measured): a client
+    asking 10 times a second went from 15 ms to 100 ms per answer in two minutes
+    and used a whole core, every wait walking the tasks of all earlier ones.
+    ``spin_once`` adds nothing.
+    """
+    end = time.monotonic() + timeout
+    while not future.done():
+        left = end - time.monotonic()
+        if left <= 0 or not executor.context.ok():
+            return False
+        executor.spin_once(timeout_sec=min(left, SPIN_TIMEOUT_S))
+    return True
 
 
 def _survive(err: Exception) -> None:

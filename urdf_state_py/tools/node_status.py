@@ -163,14 +163,15 @@ def _parameters(node, executor, target: str, timeout: float) -> dict[str, Any] |
     from rcl_interfaces.srv import GetParameters  # noqa: PLC0415
     from rclpy.parameter import parameter_value_to_python  # noqa: PLC0415
 
+    from ..node.spin import spin_until_done  # noqa: PLC0415
+
     names = ['robot_description', *SHOWN_PARAMETERS]
     client = node.create_client(GetParameters, f'{target}/get_parameters')
     try:
         if not client.wait_for_service(timeout_sec=timeout):
             return None
         future = client.call_async(GetParameters.Request(names=names))
-        executor.spin_until_future_complete(future, timeout_sec=timeout)
-        response = future.result() if future.done() else None
+        response = future.result() if spin_until_done(executor, future, timeout) else None
         if response is None or len(response.values) != len(names):
             return None
         values = {name: parameter_value_to_python(value)

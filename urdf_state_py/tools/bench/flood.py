@@ -50,10 +50,10 @@ class ParameterProbe:
 
     def ask(self, timeout: float) -> float | None:
         """Seconds until the answer, or None (no answer within ``timeout``)."""
+        from ...node.spin import spin_until_done
         t0 = time.monotonic()
         future = self.client.call_async(self._request)
-        self.executor.spin_until_future_complete(future, timeout_sec=timeout)
-        if future.done() and future.result() is not None:
+        if spin_until_done(self.executor, future, timeout) and future.result() is not None:
             return time.monotonic() - t0
         self.client.remove_pending_request(future)
         return None
