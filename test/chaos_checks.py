@@ -172,6 +172,49 @@ class Ledger:
         return out
 
 
+@dataclass(frozen=True)
+class MemorySample:
+    """One look at the node's memory, split where a growth means different things.
+
+    ``rss`` is the whole resident set (psutil's RSS). ``shm`` is the part that is
+    pages of shared-memory segments (Linux RssShmem): Fast DDS's shared-memory
+    transport maps one segment per participant on the machine (540 kB each, the
+    node's own and every writer's it reads from), and a page of one becomes
+    resident in the node as the writer's buffers come round to it, so that part
+    grows for a while but never past the segments' size (``shm_mapped``).
+    ``private`` (RssAnon + RssFile) is the rest: a leak shows there.
+    """
+    t: float
+    rss: float          # MB
+    private: float      # MB
+    shm: float          # MB
+    shm_mapped: float   # MB: the size of every shared-memory segment mapped
+    shm_segments: int
+    threads: int
+    fds: int
+
+
+def memory_sample(t: float, process) -> MemorySample:
+    """The node's memory now (``process``: a psutil.Process; Linux /proc)."""
+    kb = {}
+    with open(f'/proc/{process.pid}/status') as status:
+        for line in status:
+            key, _, value = line.partition(':')
+            if key in ('RssAnon', 'RssFile', 'RssShmem'):
+                kb[key] = int(value.split()[0])
+    segments = {}
+    with open(f'/proc/{process.pid}/maps') as maps:
+        for line in maps:
+            fields = line.split()
+            if len(fields) >= 6 and fields[5].startswith('/dev/shm/'):
+                start, end = (int(a, 16) for a in fields[0].split('-'))
+                segments[fields[5]] = segments.get(fields[5], 0) + end - start
+    return MemorySample(t, process.memory_info().rss / 2**20,
+                        (kb['RssAnon'] + kb['RssFile']) / 1024, kb['RssShmem'] / 1024,
+                        sum(segments.values()) / 2**20, len(segments),
+                        process.num_threads(), process.num_fds())
+
+
 def slope_per_hour(samples: list[tuple[float, float]], tail: float = 0.8) -> float:
     """Least-squares slope (units per hour) over the last ``tail`` of (t s, value) samples."""
     t0 = samples[-1][0] - tail * (samples[-1][0] - samples[0][0])

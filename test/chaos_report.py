@@ -1,0 +1,137 @@
+"""The chaos soak's figures and checks (test_chaos_soak.py), from what the run recorded.
+
+Every check is printed as a figure first (``-s``), then asserted, so a failing
+long run still shows all it measured. The settings below are those the checks
+depend on; docs/soak.md says what each check means.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from chaos_checks import slope_per_hour
+
+DURATION_S = float(os.environ.get('URDF_STATE_CHAOS_S', '120'))
+FLOOD_MARGIN_S = 10.0         # after a flood: the reliable backlog is still being worked off
+ANSWER_LIMIT_S = 1.0
+#: The timed checks (answers within 1 s, nothing missed by this process's /tf receiver)
+#: hold on a quiet machine; the suite's 2-minute run shares 2 cores with whatever else
+#: runs, so there they are printed and only what no load explains is asserted.
+STRICT = 'URDF_STATE_CHAOS_S' in os.environ
+#: Memory slope bound [MB/h], on the node's private memory (RssAnon + RssFile; the
+#: shared-memory segments' pages are bounded by the segments' size, see MemorySample).
+#: An hour: 1 MB/h. Two minutes cannot resolve that (allocator noise of a few hundred
+#: kB after a flood is ~10 MB/h there), so the short run bounds it at 100 MB/h: a leak
+#: of 30 bytes per /tf message at 1 kHz.
+RSS_SLOPE_MB_H = 1.0 if DURATION_S >= 1800 else 100.0
+
+
+def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> None:
+    n_bad, n_bad_flooded = bad
+    n_unsent, skipped = unsent
+    tally = ledger.tally(sent)
+    answered = [lat for _, lat in soak.answers if lat is not None]
+    late = [lat for _, lat in soak.answers if lat is None or lat > ANSWER_LIMIT_S]
+
+    def in_flood(t: float) -> bool:
+        return any(a <= t <= b + FLOOD_MARGIN_S for a, b in soak.flood_windows)
+    late_outside = [lat for t, lat in soak.answers
+                    if (lat is None or lat > ANSWER_LIMIT_S) and not in_flood(t)]
+    in_floods = [lat for t, lat in soak.answers if lat is not None and in_flood(t)]
+    outside = [lat for t, lat in soak.answers if lat is not None and not in_flood(t)]
+    robots = [{kv.key: kv.value for kv in s.values}.get('robot') for s in soak.diagnostics.statuses]
+    shown_swaps = sum(1 for x, y in zip(robots, robots[1:]) if x != y)
+    rss = [(m.t, m.rss) for m in samples]
+    private = [(m.t, m.private) for m in samples]
+    shm = [(m.t, m.shm) for m in samples]
+    tail = [m for m in samples if m.t >= 0.2 * samples[-1].t]
+    threads_fds = [(m.threads, m.fds) for m in tail]
+    tenths = [samples[min(len(samples) - 1, len(samples) * k // 10)] for k in range(1, 11)]
+    rejected_descriptions = int(final.get('rejected descriptions', 0))
+    figures = {
+        'duration s': f'{DURATION_S:.0f}',
+        'good JointStates (outside floods / in floods)': f'{tally["good"]} / {tally["flooded"]}',
+        'malformed sent (in floods) / counted by the node':
+            f'{n_bad} ({n_bad_flooded}) / {final["rejected messages"]}',
+        'not sent (writer blocked) / skipped, stream behind (outside floods / in floods)':
+            f'{n_unsent} / {skipped[0]} / {skipped[1]}',
+        'JointStates sent by the flood publishers / /tf published by the node in all':
+            f'{soak.flood_sent} / {final["/tf messages published"]}',
+        'not received here outside floods / in floods / duplicated':
+            f'{tally["lost"]} / {tally["lost in floods"]} / {tally["duplicated"]}',
+        '/tf checked against FK / other (floods)': f'{ledger.n_checked} / {ledger.n_other}',
+        '/tf wrong or mixing models': ledger.n_wrong,
+        '/tf of other nodes (ignored)': ledger.n_foreign,
+        'swaps made / seen on /diagnostics': f'{soak.swaps} / {shown_swaps}',
+        'descriptions refused / counted on /diagnostics':
+            f'{len(soak.refusals)} / {rejected_descriptions}',
+        'GetParameters asked / answered / later than 1 s or none':
+            f'{len(soak.answers)} / {len(answered)} / {len(late)}',
+        'GetParameters answer median / max ms outside floods':
+            f'{np.median(outside) * 1e3:.1f} / {max(outside) * 1e3:.1f}' if outside else '-',
+        'GetParameters later than 1 s outside floods / in floods (max ms in floods)':
+            f'{len(late_outside)} / {len(late) - len(late_outside)}'
+            f' ({max(in_floods, default=0) * 1e3:.1f})',
+        'RSS MB start / end / slope over last 80 % MB/h':
+            f'{rss[0][1]:.1f} / {rss[-1][1]:.1f} / {slope_per_hour(rss):+.2f}',
+        'of which private (anon + file) MB start / end / slope MB/h':
+            f'{private[0][1]:.1f} / {private[-1][1]:.1f} / {slope_per_hour(private):+.2f}'
+            f' (bound {RSS_SLOPE_MB_H:g})',
+        'of which shared-memory segments MB start / end / slope MB/h (segments mapped, MB)':
+            f'{shm[0][1]:.2f} / {shm[-1][1]:.2f} / {slope_per_hour(shm):+.2f}'
+            f' ({samples[-1].shm_segments}, {samples[-1].shm_mapped:.2f})',
+        'RSS / private MB at each tenth of the run': ' '.join(
+            f'{m.rss:.2f}/{m.private:.2f}' for m in tenths),
+        'shared-memory segments mapped min/max (last 80 %)':
+            f'{min(m.shm_segments for m in tail)}/{max(m.shm_segments for m in tail)}',
+        'threads min/max (last 80 %)': f'{min(n for n, _ in threads_fds)}/'
+                                       f'{max(n for n, _ in threads_fds)}',
+        'open fds min/max (last 80 %)': f'{min(f for _, f in threads_fds)}/'
+                                        f'{max(f for _, f in threads_fds)}',
+        'exit code at SIGINT': code,
+    }
+    print('\nchaos soak figures:')
+    for key, value in figures.items():
+        print(f'  {key}: {value}')
+    print('  schedule: ' + '; '.join(soak.events))
+    for what, reason in soak.refusals:
+        print(f'  refused ({what}): {reason[:160]}')
+    for text in ledger.wrong:
+        print(f'  WRONG: {text}')
+    for where, inside in (('outside floods', False), ('in floods', True)):
+        late_at = [f'{t - soak.t0:.1f} s: {"none" if lat is None else f"{lat:.2f} s"}'
+                   for t, lat in soak.answers
+                   if (lat is None or lat > ANSWER_LIMIT_S) and in_flood(t) == inside]
+        print(f'  late parameter answers {where} (asked at): ' + ', '.join(late_at[:20]))
+    print('  lost (sent at): ' + '; '.join(ledger.lost_spans(sent, soak.t0)))
+    assert not soak.errors, soak.errors
+    # exactly one /tf per good JointState, checked one by one where received; a receiver
+    # held up on a loaded machine misses some (the node's /tf writer keeps 100, as
+    # robot_state_publisher's): outside STRICT, a miss is a figure, a duplicate a failure
+    assert tally['duplicated'] == 0, figures
+    assert ledger.n_checked > tally['good'] / 2, figures
+    if STRICT:
+        assert tally['lost'] == 0 and skipped[0] == 0, figures
+    assert ledger.n_wrong == 0, ledger.wrong
+    assert int(final['rejected messages']) >= n_bad - n_bad_flooded
+    assert shown_swaps == soak.swaps, robots
+    assert rejected_descriptions == len(soak.refusals) and all(r for _, r in soak.refusals)
+    # and by reason on /diagnostics
+    assert sum(int(v) for k, v in final.items() if k.startswith('rejected descriptions: ')) \
+        == len(soak.refusals), final
+    assert not [lat for _, lat in soak.answers if lat is None], late   # none stalled
+    if STRICT:
+        # In the floods (2 cores shared by the node, 3 flood publishers, the 1 kHz
+        # publisher, this checker and the probe) answers reached 3.3 s in the hour on
+        # Jazzy: printed, and none may stall (above); outside them, none above 1 s.
+        assert not late_outside, late_outside
+    assert slope_per_hour(private) < RSS_SLOPE_MB_H, figures
+    # the shared part is bounded while no segment is added: as many mapped at the end
+    # as where the window started (a participant that came and went may leave one)
+    assert tail[-1].shm_segments <= tail[0].shm_segments, figures
+    n_threads = [n for n, _ in threads_fds]
+    fds = [f for _, f in threads_fds]
+    # flat: the end is where the window started (a parse may hold a pipe or a thread meanwhile)
+    assert n_threads[-1] <= n_threads[0] and fds[-1] <= fds[0] + 2, threads_fds
+    assert code == 0, soak.node.close()[-3000:]
