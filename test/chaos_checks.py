@@ -176,7 +176,7 @@ class Ledger:
 class MemorySample:
     """One look at the node's memory, split where a growth means different things.
 
-    ``rss`` is the whole resident set (psutil's RSS). ``shm`` is the part that is
+    ``rss`` is the whole resident set (VmRSS, psutil's RSS). ``shm`` is the part that is
     pages of shared-memory segments (Linux RssShmem): Fast DDS's shared-memory
     transport maps one segment per participant on the machine (540 kB each, the
     node's own and every writer's it reads from), and a page of one becomes
@@ -196,11 +196,11 @@ class MemorySample:
 
 def memory_sample(t: float, process) -> MemorySample:
     """The node's memory now (``process``: a psutil.Process; Linux /proc)."""
-    kb = {}
+    kb = {}    # one read of status for the memory and the thread count
     with open(f'/proc/{process.pid}/status') as status:
         for line in status:
             key, _, value = line.partition(':')
-            if key in ('RssAnon', 'RssFile', 'RssShmem'):
+            if key in ('VmRSS', 'RssAnon', 'RssFile', 'RssShmem', 'Threads'):
                 kb[key] = int(value.split()[0])
     segments = {}
     with open(f'/proc/{process.pid}/maps') as maps:
@@ -209,10 +209,10 @@ def memory_sample(t: float, process) -> MemorySample:
             if len(fields) >= 6 and fields[5].startswith('/dev/shm/'):
                 start, end = (int(a, 16) for a in fields[0].split('-'))
                 segments[fields[5]] = segments.get(fields[5], 0) + end - start
-    return MemorySample(t, process.memory_info().rss / 2**20,
+    return MemorySample(t, kb['VmRSS'] / 1024,
                         (kb['RssAnon'] + kb['RssFile']) / 1024, kb['RssShmem'] / 1024,
                         sum(segments.values()) / 2**20, len(segments),
-                        process.num_threads(), process.num_fds())
+                        kb['Threads'], process.num_fds())
 
 
 def slope_per_hour(samples: list[tuple[float, float]], tail: float = 0.8) -> float:

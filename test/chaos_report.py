@@ -32,12 +32,12 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
     n_unsent, skipped = unsent
     tally = ledger.tally(sent)
     answered = [lat for _, lat in soak.answers if lat is not None]
-    late = [lat for _, lat in soak.answers if lat is None or lat > ANSWER_LIMIT_S]
 
     def in_flood(t: float) -> bool:
         return any(a <= t <= b + FLOOD_MARGIN_S for a, b in soak.flood_windows)
-    late_outside = [lat for t, lat in soak.answers
-                    if (lat is None or lat > ANSWER_LIMIT_S) and not in_flood(t)]
+    late_at = [(t, lat) for t, lat in soak.answers if lat is None or lat > ANSWER_LIMIT_S]
+    late = [lat for _, lat in late_at]
+    late_outside = [lat for t, lat in late_at if not in_flood(t)]
     in_floods = [lat for t, lat in soak.answers if lat is not None and in_flood(t)]
     outside = [lat for t, lat in soak.answers if lat is not None and not in_flood(t)]
     robots = [{kv.key: kv.value for kv in s.values}.get('robot') for s in soak.diagnostics.statuses]
@@ -46,7 +46,6 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
     private = [(m.t, m.private) for m in samples]
     shm = [(m.t, m.shm) for m in samples]
     tail = [m for m in samples if m.t >= 0.2 * samples[-1].t]
-    threads_fds = [(m.threads, m.fds) for m in tail]
     tenths = [samples[min(len(samples) - 1, len(samples) * k // 10)] for k in range(1, 11)]
     rejected_descriptions = int(final.get('rejected descriptions', 0))
     figures = {
@@ -85,10 +84,9 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
             f'{m.rss:.2f}/{m.private:.2f}' for m in tenths),
         'shared-memory segments mapped min/max (last 80 %)':
             f'{min(m.shm_segments for m in tail)}/{max(m.shm_segments for m in tail)}',
-        'threads min/max (last 80 %)': f'{min(n for n, _ in threads_fds)}/'
-                                       f'{max(n for n, _ in threads_fds)}',
-        'open fds min/max (last 80 %)': f'{min(f for _, f in threads_fds)}/'
-                                        f'{max(f for _, f in threads_fds)}',
+        'threads min/max (last 80 %)': f'{min(m.threads for m in tail)}/'
+                                       f'{max(m.threads for m in tail)}',
+        'open fds min/max (last 80 %)': f'{min(m.fds for m in tail)}/{max(m.fds for m in tail)}',
         'exit code at SIGINT': code,
     }
     print('\nchaos soak figures:')
@@ -100,10 +98,9 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
     for text in ledger.wrong:
         print(f'  WRONG: {text}')
     for where, inside in (('outside floods', False), ('in floods', True)):
-        late_at = [f'{t - soak.t0:.1f} s: {"none" if lat is None else f"{lat:.2f} s"}'
-                   for t, lat in soak.answers
-                   if (lat is None or lat > ANSWER_LIMIT_S) and in_flood(t) == inside]
-        print(f'  late parameter answers {where} (asked at): ' + ', '.join(late_at[:20]))
+        shown = [f'{t - soak.t0:.1f} s: {"none" if lat is None else f"{lat:.2f} s"}'
+                 for t, lat in late_at if in_flood(t) == inside]
+        print(f'  late parameter answers {where} (asked at): ' + ', '.join(shown[:20]))
     print('  lost (sent at): ' + '; '.join(ledger.lost_spans(sent, soak.t0)))
     assert not soak.errors, soak.errors
     # exactly one /tf per good JointState, checked one by one where received; a receiver
@@ -127,11 +124,10 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
         # Jazzy: printed, and none may stall (above); outside them, none above 1 s.
         assert not late_outside, late_outside
     assert slope_per_hour(private) < RSS_SLOPE_MB_H, figures
-    # the shared part is bounded while no segment is added: as many mapped at the end
-    # as where the window started (a participant that came and went may leave one)
+    # the shared part is bounded while no segment is added: no more mapped at the end
+    # than where the window started
     assert tail[-1].shm_segments <= tail[0].shm_segments, figures
-    n_threads = [n for n, _ in threads_fds]
-    fds = [f for _, f in threads_fds]
     # flat: the end is where the window started (a parse may hold a pipe or a thread meanwhile)
-    assert n_threads[-1] <= n_threads[0] and fds[-1] <= fds[0] + 2, threads_fds
+    assert tail[-1].threads <= tail[0].threads and tail[-1].fds <= tail[0].fds + 2, \
+        [(m.threads, m.fds) for m in tail]
     assert code == 0, soak.node.close()[-3000:]
