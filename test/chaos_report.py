@@ -27,6 +27,26 @@ STRICT = 'URDF_STATE_CHAOS_S' in os.environ
 RSS_SLOPE_MB_H = 1.0 if DURATION_S >= 1800 else 100.0
 
 
+def _losses(soak, ledger, sent: int) -> list[str]:
+    """Each minute in which good messages got no /tf here, with what tells where they
+    went: the node's own count of /tf published in that minute (its /diagnostics)
+    against the /tf this process received, and how late the received ones came."""
+    counts = [(t, int(n)) for t, n in soak.diagnostics.timeline('/tf messages published')]
+
+    def published_by(t: float) -> int:
+        return max((n for tc, n in counts if tc <= t), default=0)
+    lines = []
+    for minute, (good, lost, first) in sorted(ledger.lost_by_minute(sent, soak.t0).items()):
+        a = soak.t0 + 60 * minute
+        received = sum(n for s, n in soak.tf_per_s.items() if a <= s < a + 60)
+        lag = max((v for s, v in ledger.lag.items() if a <= s < a + 60), default=0.0)
+        lines.append(f'in minute {minute}: {lost} of {good} good, the first sent at '
+                     f'{ledger.sent_at[first] - soak.t0:.1f} s; /tf published by the node '
+                     f'{published_by(a + 60) - published_by(a)}, received here {received}, '
+                     f'latest {lag:.2f} s after sending')
+    return lines
+
+
 def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> None:
     n_bad, n_bad_flooded = bad
     n_unsent, skipped = unsent
@@ -101,7 +121,8 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
         shown = [f'{t - soak.t0:.1f} s: {"none" if lat is None else f"{lat:.2f} s"}'
                  for t, lat in late_at if in_flood(t) == inside]
         print(f'  late parameter answers {where} (asked at): ' + ', '.join(shown[:20]))
-    print('  lost (sent at): ' + '; '.join(ledger.lost_spans(sent, soak.t0)))
+    for line in _losses(soak, ledger, sent):
+        print(f'  lost {line}')
     assert not soak.errors, soak.errors
     # exactly one /tf per good JointState, checked one by one where received; a receiver
     # held up on a loaded machine misses some (the node's /tf writer keeps 100, as

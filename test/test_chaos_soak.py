@@ -24,6 +24,7 @@ import struct
 import sys
 import threading
 import time
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -94,6 +95,7 @@ class Soak:
         self.side = rclpy.create_node('chaos_probe', context=self.spinner.context)
         self.clients: dict = {}
         self.records: list[tuple[float, bytes]] = []
+        self.tf_per_s: Counter = Counter()   # /tf messages received, by monotonic second
         self.side.create_subscription(TFMessage, '/tf', self._on_tf,
                                       self.rclpy.qos.QoSProfile(depth=1000), raw=True)
         holder = type('Holder', (), {'node': self.side})
@@ -114,7 +116,9 @@ class Soak:
         self.spinner.start(self.side)
 
     def _on_tf(self, data: bytes) -> None:
-        self.records.append((time.monotonic(), data))
+        now = time.monotonic()
+        self.records.append((now, data))
+        self.tf_per_s[int(now)] += 1
 
     def flooded(self, now: float) -> bool:
         """In a flood window now: a flood running, or less than FLOOD_MARGIN_S after one."""
@@ -232,7 +236,7 @@ def _conduct(soak: Soak, ledger: Ledger, t0: float, drivers, tmp_path) -> None:
             (result,) = soak.set(**{name: value})
             assert result.successful, f'{name}={value!r}: {result.reason}'
             if config is not None:
-                config.t_ack = time.monotonic()
+                ledger.ack(config, time.monotonic())
                 state['frame_prefix'] = value
             soak.events.append(f'{name} = {value!r}')
             continue
@@ -241,7 +245,7 @@ def _conduct(soak: Soak, ledger: Ledger, t0: float, drivers, tmp_path) -> None:
         config = ledger.config(description, state['frame_prefix'], time.monotonic())
         (result,) = soak.set(robot_description=description)
         assert result.successful, result.reason
-        config.t_ack = time.monotonic()
+        ledger.ack(config, time.monotonic())
         state['description'] = description
         soak.swaps += 1
         soak.events.append(f'{time.monotonic() - t0:.1f} s: swap to {config.kin.model.name}')
@@ -317,7 +321,7 @@ def _soak(tmp_path) -> None:
         capacity = int(DURATION_S * RATE_HZ) + 1
         base_ns = time.time_ns() // 1_000_000 * 1_000_000 + 1_000_000
         ledger = Ledger(base_ns, capacity)
-        ledger.config(TOY, PREFIX, float('-inf')).t_ack = float('-inf')
+        ledger.ack(ledger.config(TOY, PREFIX, float('-inf')), float('-inf'))
         template = bytearray(serialized(['a', 'b'], [0.125, 0.375]))
         at = {v: template.index(struct.pack('<d', v)) for v in (0.125, 0.375)}
         bad = _bad_payloads(bytes(template))

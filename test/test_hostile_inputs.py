@@ -145,6 +145,7 @@ class DiagnosticsRecorder:
     def __init__(self, probe, name: str) -> None:
         self.name = name
         self.statuses = []
+        self.times: list[float] = []    # when each status came (monotonic s)
         self._lock = threading.Lock()
         probe.node.create_subscription(diagnostic_msgs.DiagnosticArray, '/diagnostics',
                                        self._on_array, 10)
@@ -154,10 +155,17 @@ class DiagnosticsRecorder:
             if status.name == self.name:
                 with self._lock:
                     self.statuses.append(status)
+                    self.times.append(time.monotonic())
 
     def latest(self):
         """{key: value} of the latest status (waiting for one if there is none yet)."""
         return self.wait(lambda v, s: True, max(0, self.count() - 1), what='a status')[0]
+
+    def timeline(self, key: str) -> list[tuple[float, str]]:
+        """(time received, value of ``key``) of every status so far."""
+        with self._lock:
+            return [(t, {kv.key: kv.value for kv in s.values}.get(key))
+                    for t, s in zip(self.times, self.statuses)]
 
     def count(self) -> int:
         with self._lock:
