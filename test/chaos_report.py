@@ -81,6 +81,8 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
             f'{tally["lost"]} / {tally["lost in floods"]} / {tally["duplicated"]}',
         '/tf checked against FK / other (floods)': f'{ledger.n_checked} / {ledger.n_other}',
         '/tf wrong or mixing models': ledger.n_wrong,
+        '/tf waiting for the checker at most / s it checked on after the stream':
+            f'{soak.backlog_max} / {soak.drain_s:.1f}',
         '/tf of other nodes (ignored)': ledger.n_foreign,
         'swaps made / seen on /diagnostics': f'{soak.swaps} / {shown_swaps}',
         'descriptions refused / counted on /diagnostics':
