@@ -39,11 +39,12 @@ def _losses(soak, ledger, sent: int) -> list[str]:
     for minute, (good, lost, first) in sorted(ledger.lost_by_minute(sent, soak.t0).items()):
         a = soak.t0 + 60 * minute
         received = sum(n for s, n in soak.tf_per_s.items() if a <= s < a + 60)
-        lag = max((v for s, v in ledger.lag.items() if a <= s < a + 60), default=0.0)
+        lag = max((v for s, v in ledger.lag.items() if a <= s < a + 60), default=None)
         lines.append(f'in minute {minute}: {lost} of {good} good, the first sent at '
                      f'{ledger.sent_at[first] - soak.t0:.1f} s; /tf published by the node '
                      f'{published_by(a + 60) - published_by(a)}, received here {received}, '
-                     f'latest {lag:.2f} s after sending')
+                     + (f'the latest {lag:.2f} s after sending' if lag is not None
+                        else 'none of that minute checked'))
     return lines
 
 
