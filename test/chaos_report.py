@@ -61,7 +61,7 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
     late_outside = [lat for t, lat in late_at if not in_flood(t)]
     in_floods = [lat for t, lat in soak.answers if lat is not None and in_flood(t)]
     outside = [lat for t, lat in soak.answers if lat is not None and not in_flood(t)]
-    robots = [{kv.key: kv.value for kv in s.values}.get('robot') for s in soak.diagnostics.statuses]
+    robots = [robot for _, robot in soak.diagnostics.timeline('robot')]
     shown_swaps = sum(1 for x, y in zip(robots, robots[1:]) if x != y)
     rss = [(m.t, m.rss) for m in samples]
     private = [(m.t, m.private) for m in samples]

@@ -49,6 +49,7 @@ FLOOD_S, FLOOD_RATE, FLOOD_PUBLISHERS = 10.0, 24000.0, 3
 KILL_EVERY_S = 300.0
 STALLED_S = 30.0              # no answer for this long: the service is stalled
 BEHIND_S = 2.0                # the 1 kHz stream this far behind its schedule skips slots
+CHECKER_DRAIN_S = HANG_S - 200.0   # the /tf checker's time to finish after the stream
 # model B: the same joints, other links, other origins and axes
 OTHER = TOY.replace('"toy"', '"yot"').replace('"la"', '"ka"').replace('"lm"', '"km"') \
     .replace('"lb"', '"kb"').replace('<parent link="base"/><child link="ka"/>',
@@ -360,8 +361,8 @@ def _soak(tmp_path) -> None:
         process = psutil.Process(soak.node.proc.pid)
         samples = []       # MemorySample, once a second
         t0 = soak.t0 = time.monotonic()
-        threads = [_run_thread(soak, 'parameters', collect_answers, probe),
-                   _run_thread(soak, 'tf check', _check_tf, ledger),
+        checker = _run_thread(soak, 'tf check', _check_tf, ledger)
+        threads = [_run_thread(soak, 'parameters', collect_answers, probe), checker,
                    _run_thread(soak, 'schedule', _conduct, ledger, t0, drivers, tmp_path)]
         n_bad = n_bad_flooded = n_unsent = 0
         skipped = [0, 0]   # slots skipped with the stream behind (outside floods, in floods)
@@ -408,9 +409,9 @@ def _soak(tmp_path) -> None:
         t_drain = time.monotonic()
         soak.stop.set()
         probe.stop()
-        threads[1].join(HANG_S - 200.0)
+        checker.join(CHECKER_DRAIN_S)
         soak.drain_s = time.monotonic() - t_drain
-        if threads[1].is_alive():
+        if checker.is_alive():
             soak.errors.append(f'the /tf checker had not finished {soak.drain_s:.0f} s after '
                                f'the stream ({len(soak.records)} /tf waiting)')
         for thread in threads:
