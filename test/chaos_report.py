@@ -61,6 +61,8 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
     late_outside = [lat for t, lat in late_at if not in_flood(t)]
     in_floods = [lat for t, lat in soak.answers if lat is not None and in_flood(t)]
     outside = [lat for t, lat in soak.answers if lat is not None and not in_flood(t)]
+    lag_out = [v for s, v in ledger.lag.items() if not (in_flood(s) or in_flood(s + 1))]
+    lag_in = [v for s, v in ledger.lag.items() if in_flood(s) or in_flood(s + 1)]
     robots = [robot for _, robot in soak.diagnostics.timeline('robot')]
     shown_swaps = sum(1 for x, y in zip(robots, robots[1:]) if x != y)
     rss = [(m.t, m.rss) for m in samples]
@@ -80,6 +82,8 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
             f'{soak.flood_sent} / {final["/tf messages published"]}',
         'not received here outside floods / in floods / duplicated':
             f'{tally["lost"]} / {tally["lost in floods"]} / {tally["duplicated"]}',
+        '/tf received after its JointState was sent, max s outside floods / in floods':
+            f'{max(lag_out, default=0):.2f} / {max(lag_in, default=0):.2f}',
         '/tf checked against FK / other (floods)': f'{ledger.n_checked} / {ledger.n_other}',
         '/tf wrong or mixing models': ledger.n_wrong,
         '/tf waiting for the checker at most / s it checked on after the stream':

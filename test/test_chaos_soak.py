@@ -100,8 +100,12 @@ class Soak:
         self.last_tf = time.monotonic()      # when the latest /tf came
         self.backlog_max = 0                 # most /tf received and waiting for the checker
         self.drain_s = 0.0                   # how long the checker took after the stream
-        self.side.create_subscription(TFMessage, '/tf', self._on_tf,
-                                      self.rclpy.qos.QoSProfile(depth=1000), raw=True)
+        # keep-all: after a flood the node works off its reliable joint_states queue at up
+        # to ~4k /tf a second, faster than this process's executor takes them; a keep-last
+        # reader of 1000 dropped the oldest then (Fast DDS's receive thread stores every
+        # sample of a keep-all reader, so they wait here instead, and the node's writer
+        # sees them acknowledged)
+        self.side.create_subscription(TFMessage, '/tf', self._on_tf, KEEP_ALL, raw=True)
         holder = type('Holder', (), {'node': self.side})
         self.diagnostics = DiagnosticsRecorder(holder, f'{NODE}: robot state')
         self.pub = self.side.create_publisher(JointState, 'joint_states', KEEP_ALL)
