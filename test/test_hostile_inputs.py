@@ -101,15 +101,17 @@ class NodeProcess:
     large message, and a busy machine slows a burst down instead of losing some of it.
     """
 
-    def __init__(self, tmp_path, extra: str = '') -> None:
-        """``extra``: more lines of the params file (4-space indented ``name: value``)."""
+    def __init__(self, tmp_path, extra: str = '', depth: int | None = None) -> None:
+        """``extra``: more lines of the params file (4-space indented ``name: value``);
+        ``depth``: keep the last ``depth`` JointStates instead of all of them."""
         params = tmp_path / 'params.yaml'
         indented = '\n'.join('      ' + line for line in TOY.splitlines())
+        history = 'keep_all' if depth is None else f'keep_last\n          depth: {depth}'
         params.write_text(f'/{NODE}:\n  ros__parameters:\n    frame_prefix: {PREFIX}\n'
                           '    publish_frequency: 0.0\n' + extra +
-                          # reliable, keep all: every message of a burst reaches the node
+                          # reliable, keep all unless told: every message of a burst reaches it
                           '    qos_overrides:\n      /joint_states:\n        subscription:\n'
-                          '          reliability: reliable\n          history: keep_all\n'
+                          f'          reliability: reliable\n          history: {history}\n'
                           f'    robot_description: |\n{indented}\n')
         self.proc = subprocess.Popen(
             [sys.executable, '-m', 'urdf_state_py.node', '--ros-args', '-r', f'__node:={NODE}',
