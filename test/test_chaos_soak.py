@@ -41,12 +41,11 @@ from test_node_harness import _Spinner, set_parameters, transform_map, wait_unti
 from test_xacro_sandbox import CODE_ATTACKS
 
 pytestmark = pytest.mark.ros
-
-#: The node's joint_states history in the soak: one second of the 1 kHz stream.
-JOINT_STATES_DEPTH = 1000
 psutil = pytest.importorskip('psutil')
 
 RATE_HZ = 1000
+#: The node's joint_states history in the soak: one second of the 1 kHz stream.
+JOINT_STATES_DEPTH = 1000
 BAD_EVERY = 50
 FLOOD_S, FLOOD_RATE, FLOOD_PUBLISHERS = 10.0, 24000.0, 3
 KILL_EVERY_S = 300.0
@@ -109,11 +108,9 @@ class Soak:
         self.last_tf = time.monotonic()      # when the latest /tf came
         self.backlog_max = 0                 # most /tf received and waiting for the checker
         self.drain_s = 0.0                   # how long the checker took after the stream
-        # keep-all: after a flood the node works off its reliable joint_states queue at up
-        # to ~4k /tf a second, faster than this process's executor takes them; a keep-last
-        # reader of 1000 dropped the oldest then (Fast DDS's receive thread stores every
-        # sample of a keep-all reader, so they wait here instead, and the node's writer
-        # sees them acknowledged)
+        # keep-all: a burst of /tf (the node working off its joint_states history after a
+        # flood) waits in Fast DDS's receive thread until this process's executor takes it;
+        # a keep-last reader dropped the oldest of a burst, which counted as lost
         self.side.create_subscription(TFMessage, '/tf', self._on_tf, KEEP_ALL, raw=True)
         holder = type('Holder', (), {'node': self.side})
         self.diagnostics = DiagnosticsRecorder(holder, f'{NODE}: robot state')
