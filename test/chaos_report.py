@@ -130,6 +130,11 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
         print(f'  late parameter answers {where} (asked at): ' + ', '.join(shown[:20]))
     for line in _losses(soak, ledger, sent):
         print(f'  lost {line}')
+    print('  the node\'s last /diagnostics: ' + '; '.join(f'{k}={v}' for k, v in final.items()))
+    warnings = [ln for ln in soak.node.lines if '[WARN]' in ln or '[ERROR]' in ln]
+    print(f'  the node\'s warnings and errors ({len(warnings)}, the first 30):')
+    for line in warnings[:30]:
+        print(f'    {line[:300]}')
     assert not soak.errors, soak.errors
     # exactly one /tf per good JointState, checked one by one where received; a receiver
     # held up on a loaded machine misses some (the node's /tf writer keeps 100, as

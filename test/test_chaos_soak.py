@@ -438,7 +438,7 @@ def _soak(tmp_path) -> None:
     finally:
         soak.stop.set()
         stop_chain(None, probe, *drivers)
-        soak.node.close()
+        (tmp_path / 'node.log').write_text(soak.node.close())   # the whole log, kept
         soak.second_node.destroy_node()
         soak.spinner.stop(soak.side)
 
