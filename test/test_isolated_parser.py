@@ -130,6 +130,25 @@ def test_close_during_a_parse_returns_at_once(parser):
     assert time.monotonic() - started < 5.0
 
 
+def test_stop_while_the_worker_starts_ends_the_parse_and_every_later_one(parser, monkeypatch):
+    """stop() runs in a signal handler (Ctrl-C during the node's start-up parse), which
+    may come while the worker is being started, before close() can find it to kill: the
+    parse ends as soon as the worker exists, and no later parse starts one."""
+    import subprocess
+    real_popen, started = subprocess.Popen, []
+
+    def popen(*args, **kwargs):
+        started.append(real_popen(*args, **kwargs))
+        parser.stop()
+        return started[-1]
+    monkeypatch.setattr(subprocess, 'Popen', popen)
+    for _ in range(2):
+        with pytest.raises(DescriptionError, match='shutting down') as error:
+            parser.parse(SMALL, 'auto', {}, RESTRICTED)
+        assert error.value.kind == 'internal'
+    assert len(started) == 1 and started[0].poll() is not None   # killed and reaped
+
+
 def test_a_trusted_parse_never_shares_its_process_with_a_later_one(parser):
     """Whatever code a trusted model ran dies with its worker; restricted parses share one."""
     trusted = SMALL.replace('<robot name="small">', '<robot name="$(eval \'sm\' + \'all\')" '

@@ -237,6 +237,10 @@ class DescriptionLoader:
                 self._logger.error(f'Loading a robot description failed: '
                                    f'{type(exc).__name__}: {exc}')
 
+    def cancel(self) -> None:
+        """End the parse in progress and refuse later ones (shutting down; signal-handler safe)."""
+        self._parser.stop()
+
     def close(self) -> None:
         """Stop the loader thread and the parser process."""
         with self._wake:

@@ -9,22 +9,13 @@ from __future__ import annotations
 import ctypes
 import signal
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-__all__ = ['ShutdownRequested', 'ShutdownSignals']
+__all__ = ['ShutdownSignals', 'on_shutdown_signal', 'shutdown_requested']
 
-
-class ShutdownRequested(BaseException):
-    """SIGINT or SIGTERM arrived during start-up (see :meth:`ShutdownSignals.interruptible`).
-
-    A BaseException, so that ``except Exception`` (a parser wrapping errors)
-    lets it through, and not a KeyboardInterrupt: CPython marks a
-    KeyboardInterrupt that passes through code run from a string (pybind11's
-    ``py::exec``, which rclpy's C++ uses) as unhandled even when it is caught
-    later, and ``python -m`` then ends by killing itself with SIGINT (exit
-    status -2, seen here once in ~15 Ctrl-Cs during start-up).
-    """
+#: The ShutdownSignals block the main thread is in, if any (see on_shutdown_signal).
+_active: ShutdownSignals | None = None
 
 
 class ShutdownSignals:
@@ -36,15 +27,20 @@ class ShutdownSignals:
     a KeyboardInterrupt inside ``destroy_node()`` (a traceback, and launch's
     "process has died ... exit code -2"), or killed the interpreter while it
     exited (Python restores SIG_DFL during finalization). So the first SIGINT
-    or SIGTERM is recorded in :attr:`received` (the spin loop checks it), and
-    raises :class:`ShutdownRequested` only inside :meth:`interruptible`
-    (start-up: rclpy init, building the node, which may be parsing a large
-    description); an exception anywhere else could hit an exception handler
-    or the clean-up, and inside an EventsExecutor callback it is logged as a
-    FATAL error with its traceback. From then on both signals are ignored for the
-    rest of the process: at once in the kernel (see :func:`_ignore_in_kernel`),
-    and on leaving the block for Python too (SIG_IGN, which finalization
-    leaves alone).
+    or SIGTERM is only recorded in :attr:`received` (the spin loop and the
+    start-up check it) and cancels what registered with
+    :func:`on_shutdown_signal` (the start-up parse); from then on both signals
+    are ignored for the rest of the process: at once in the kernel (see
+    :func:`_ignore_in_kernel`), and on leaving the block for Python too
+    (SIG_IGN, which finalization leaves alone).
+
+    The handler never raises. Python runs it in the main thread between any
+    two bytecodes, also inside code that cannot take an exception there: an
+    exception raised from it during start-up once landed in importlib's
+    module-lock callback ("Exception ignored in ... _get_module_lock"), which
+    left the import lock held and the node hanging at exit, and once in the
+    middle of starting the joint_states thread, whose native loop then ran on
+    as rclpy was torn down (a segmentation fault at exit).
 
     Installed before ``rclpy.init``: rclpy's own handlers (Humble to Kilted
     alike) keep the previous handler and chain to it, after waking the
@@ -60,44 +56,69 @@ class ShutdownSignals:
 
     def __init__(self) -> None:
         self.received: int | None = None
-        self._raise = False
         self._previous: dict[int, object] = {}
+        self._cancels: list[Callable[[], None]] = []
 
     def __enter__(self) -> ShutdownSignals:
+        global _active
         if threading.current_thread() is threading.main_thread():
             self._previous = {sig: signal.signal(sig, self._on_signal) for sig in self.SIGNALS}
+            _active = self
         return self
 
-    @contextmanager
-    def interruptible(self) -> Iterator[None]:
-        """The first signal inside this block raises ShutdownRequested (also a pending one).
-
-        The exception can only come from inside the block (at the latest while
-        leaving it), so the caller's ``except ShutdownRequested`` around the
-        block sees it, and its exception handlers and ``finally`` never do.
-        """
-        self._raise = True
-        try:
-            if self.received is not None:
-                raise ShutdownRequested
-            yield
-        finally:
-            self._raise = False
-
     def _on_signal(self, signum: int, _frame) -> None:
-        first = self.received is None
-        if first:
-            self.received = signum
-            _ignore_in_kernel(self.SIGNALS)
-        if first and self._raise:
-            raise ShutdownRequested
+        if self.received is not None:
+            return
+        self.received = signum
+        _ignore_in_kernel(self.SIGNALS)
+        for cancel in list(self._cancels):
+            _cancel_quietly(cancel)
 
     def __exit__(self, *_exc) -> None:
+        global _active
         # With a signal received: nothing new can arrive (ignored in the kernel)
         # and what was pending has reached _on_signal by now, so switching
         # Python's handlers to SIG_IGN cannot meet a pending one.
         for sig, previous in self._previous.items():
             signal.signal(sig, previous if self.received is None else signal.SIG_IGN)
+        if _active is self:
+            _active = None
+
+
+def shutdown_requested() -> bool:
+    """Whether SIGINT or SIGTERM has come to the running ShutdownSignals block."""
+    return _active is not None and _active.received is not None
+
+
+@contextmanager
+def on_shutdown_signal(cancel: Callable[[], None]) -> Iterator[None]:
+    """Call ``cancel`` if SIGINT or SIGTERM comes while inside this block (at once if one came).
+
+    For the main thread's long waits during start-up (the start-up parse):
+    ``cancel`` runs inside the signal handler, in the main thread, so it must
+    only tell the wait to end (kill a process, set a flag), never block or
+    take a lock. Outside a ShutdownSignals block (a node built in a test) this
+    does nothing.
+    """
+    signals = _active
+    if signals is None:
+        yield
+        return
+    signals._cancels.append(cancel)
+    try:
+        if signals.received is not None:
+            _cancel_quietly(cancel)
+        yield
+    finally:
+        signals._cancels.remove(cancel)
+
+
+def _cancel_quietly(cancel: Callable[[], None]) -> None:
+    """Run ``cancel``; a failure there must not become an exception in whatever was interrupted."""
+    try:
+        cancel()
+    except Exception:  # noqa: BLE001, S110 - see above; the spin loop still ends the node
+        pass
 
 
 def _ignore_in_kernel(signals: Sequence[int]) -> None:

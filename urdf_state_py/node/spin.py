@@ -18,7 +18,7 @@ from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedE
 from rclpy.node import Node
 from rclpy.task import Future
 
-from .shutdown_signals import ShutdownRequested, ShutdownSignals
+from .shutdown_signals import ShutdownSignals
 
 __all__ = ['make_executor', 'spin_until_done', 'spin_until_shutdown']
 
@@ -103,9 +103,10 @@ def spin_until_shutdown(make_node: Callable[[], Node], *, args: Sequence[str] | 
     spins. SIGINT and SIGTERM are handled by :class:`ShutdownSignals`.
 
     ``make_node`` and ``executor`` are factories called after ``rclpy.init``
-    (both need a live context) and inside the interrupt handling, so a Ctrl-C
-    while a node parses a large description ends as quietly as one while it
-    spins. ``step`` runs before every spin and returns how long that spin may
+    (both need a live context); a Ctrl-C while a node parses a large
+    description cancels the parse (see
+    :func:`~urdf_state_py.node.shutdown_signals.on_shutdown_signal`) and ends
+    as quietly as one while it spins. ``step`` runs before every spin and returns how long that spin may
     last, or None to stop (the viewer redraws there); a spin returns after
     one callback or at the end of that time.
 
@@ -134,14 +135,14 @@ def _run(make_node: Callable[[], Node], args: Sequence[str] | None,
     node = None
     spinner = None
     try:
-        with signals.interruptible():
-            rclpy.init(args=args)
-            # The node first, so that a signal while it starts (it may parse for
-            # seconds) meets no executor: rclpy's EventsExecutor brings threads and
-            # signal handling of its own. A start-up interrupted with one in place
-            # ended once (of 20, on CI) in a segmentation fault in a thread outside
-            # Python while the node was destroyed; 420 starts here never did.
+        rclpy.init(args=args)
+        # The node first, so that a signal while it starts (it may parse for
+        # seconds) meets no executor: rclpy's EventsExecutor brings threads and
+        # signal handling of its own. A signal during start-up is only recorded
+        # (and cancels the start-up parse): it is seen here, between the steps.
+        if signals.received is None:
             node = make_node()
+        if signals.received is None:
             spinner = executor()
             spinner.add_node(node)
         while rclpy.ok() and signals.received is None:
@@ -150,13 +151,13 @@ def _run(make_node: Callable[[], Node], args: Sequence[str] | None,
                 break
             try:
                 spinner.spin_once(timeout_sec=timeout)
-            except (ShutdownRequested, KeyboardInterrupt, ExternalShutdownException):
+            except (KeyboardInterrupt, ExternalShutdownException):
                 raise
             except Exception as err:  # noqa: BLE001 - see _survive
                 if not rclpy.ok() or signals.received is not None:
                     raise
                 _survive(err)
-    except (ShutdownRequested, KeyboardInterrupt, ExternalShutdownException):
+    except (KeyboardInterrupt, ExternalShutdownException):
         return True
     except Exception:  # noqa: BLE001 - re-raised unless Ctrl-C caused it
         if rclpy.ok() and signals.received is None:

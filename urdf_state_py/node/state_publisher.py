@@ -51,6 +51,7 @@ from .param_services import ParameterServices
 from .params import PARAMETERS, declare_spec, node_parameters
 from .qos import DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, quiet_publisher_events
 from .sources import SourceInput, source_topics
+from .shutdown_signals import on_shutdown_signal, shutdown_requested
 from .spin import make_executor, spin_until_shutdown
 from .tf_publishing import static_message
 
@@ -81,10 +82,10 @@ class UrdfStateNode(Node):
         try:
             self._set_up(registry, hot_path, serve_parameters)
         except BaseException:
-            # A Ctrl-C during start-up (ShutdownRequested, see shutdown_signals) or a
-            # failure: nobody gets this node to destroy, and a thread of it left running
-            # aborts the process as it exits (see threads). Every component is held
-            # before its thread starts, so this stops all that started.
+            # A failure (rclpy's own signal handler may have shut the context down
+            # under us): nobody gets this node to destroy, and a thread of it left
+            # running aborts the process as it exits (see threads). Every component
+            # is held before its thread starts, so this stops all that started.
             self.destroy_node()
             raise
 
@@ -175,12 +176,14 @@ class UrdfStateNode(Node):
                 f"(set it, e.g. ros2 param set {self.get_fully_qualified_name()} "
                 'robot_description "$(cat robot.urdf)")')
         else:
-            with self._lock:
+            # Ctrl-C while it parses (a large description takes seconds) ends the parse.
+            with self._lock, on_shutdown_signal(self._loader.cancel):
                 self._source = Source(cfg['robot_description'], trusted=True)
                 try:
                     self._install(self._build(self._source, cfg))
                 except DescriptionError as err:
-                    self._loader.rejected('the start-up parameter', err, keeping=False)
+                    if not shutdown_requested():
+                        self._loader.rejected('the start-up parameter', err, keeping=False)
         self._input.start()
         if self._sources is not None:
             self._sources.start(cfg['rate'])

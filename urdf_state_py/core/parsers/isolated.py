@@ -48,6 +48,8 @@ _HEADER = struct.Struct('>Q')
 _START_TIMEOUT_S = 60.0
 #: A worker that handled more than this (input or output) is replaced afterwards.
 RECYCLE_BYTES = 1 << 20
+#: Why a parse ended when close() or stop() ended it.
+_STOPPED = 'parsing stopped: the parser was closed (shutting down)'
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ class IsolatedParser:
         self._lock = threading.Lock()
         self._worker: subprocess.Popen | None = None
         self._closing = False   # close() killed the worker: a failing parse says so
+        self._stopped = False   # stop(): no parse any more (shutting down)
 
     def parse(self, data: str, parser: str, options: Mapping[str, Any],
               policy: str) -> ParseResult:
@@ -95,11 +98,12 @@ class IsolatedParser:
         with self._lock:
             self._closing = False
             try:
+                if self._stopped:
+                    raise DescriptionError(_STOPPED, kind='internal')
                 reply = self._exchange(request, limits.timeout_s)
             except DescriptionError:
-                if self._closing:
-                    raise DescriptionError('parsing stopped: the parser was closed '
-                                           '(shutting down)', kind='internal') from None
+                if self._closing or self._stopped:
+                    raise DescriptionError(_STOPPED, kind='internal') from None
                 raise
             # Replaced after a large parse (memory back to the system) and after a
             # trusted one (whatever its code did to the process, a restricted parse
@@ -131,6 +135,16 @@ class IsolatedParser:
         worker = self._worker
         if worker is not None and worker.poll() is None:
             worker.kill()
+
+    def stop(self) -> None:
+        """Stop the parse in progress and refuse every later one: the owner is shutting down.
+
+        Safe in a signal handler (no lock, no wait), which may run at any point
+        of a parse in the same thread, even before its worker exists: the
+        parse checks again once it has one.
+        """
+        self._stopped = True
+        self.close()
 
     # -- the worker --------------------------------------------------------------
 
@@ -176,6 +190,8 @@ class IsolatedParser:
              json.dumps(self._classes)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             env=env, close_fds=True)
+        if self._stopped:   # stop() came while the worker started: it found none to kill
+            raise DescriptionError(_STOPPED, kind='internal')
         # Ready once its imports are done (an empty frame), so they are not parse time.
         try:
             _read(self._worker.stdout, _HEADER.size, time.monotonic() + _START_TIMEOUT_S)
