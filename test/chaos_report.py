@@ -134,6 +134,8 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
         print(f'  late parameter answers {where} (asked at): ' + ', '.join(shown[:20]))
     for line in _losses(soak, ledger, sent):
         print(f'  lost {line}')
+    print('  slots skipped outside floods, by minute of the run: ' + (', '.join(
+        f'{minute}: {n}' for minute, n in sorted(soak.skipped_by_minute.items())) or 'none'))
     print('  the node\'s last /diagnostics: ' + '; '.join(f'{k}={v}' for k, v in final.items()))
     warnings = [ln for ln in soak.node.lines if '[WARN]' in ln or '[ERROR]' in ln]
     # the soak's own malformed messages and flood stamps warn thousands of times an hour:
