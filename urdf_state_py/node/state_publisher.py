@@ -50,8 +50,8 @@ from .joint_state_input import JointStateInput
 from .param_services import ParameterServices
 from .params import PARAMETERS, declare_spec, node_parameters
 from .qos import DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, quiet_publisher_events
-from .sources import SourceInput, source_topics
 from .shutdown_signals import on_shutdown_signal, shutdown_requested
+from .sources import SourceInput, source_topics
 from .spin import make_executor, spin_until_shutdown
 from .tf_publishing import static_message
 
