@@ -54,7 +54,8 @@ def _losses(soak, ledger, sent: int) -> list[str]:
 
 def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> None:
     n_bad, n_bad_flooded = bad
-    n_unsent, skipped = unsent
+    n_unsent, (skipped_by_minute, skipped_in_floods) = unsent
+    skipped = sum(skipped_by_minute.values()), sum(skipped_in_floods.values())
     tally = ledger.tally(sent)
     answered = [lat for _, lat in soak.answers if lat is not None]
 
@@ -135,7 +136,7 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
     for line in _losses(soak, ledger, sent):
         print(f'  lost {line}')
     print('  slots skipped outside floods, by minute of the run: ' + (', '.join(
-        f'{minute}: {n}' for minute, n in sorted(soak.skipped_by_minute.items())) or 'none'))
+        f'{minute}: {n}' for minute, n in sorted(skipped_by_minute.items())) or 'none'))
     print('  the node\'s last /diagnostics: ' + '; '.join(f'{k}={v}' for k, v in final.items()))
     warnings = [ln for ln in soak.node.lines if '[WARN]' in ln or '[ERROR]' in ln]
     # the soak's own malformed messages and flood stamps warn thousands of times an hour:

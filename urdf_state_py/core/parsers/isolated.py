@@ -96,10 +96,10 @@ class IsolatedParser:
         request = _frame({'parser': parser, 'options': dict(options), 'policy': policy,
                           'max_bytes': limits.max_bytes}, data)
         with self._lock:
+            if self._stopped:
+                raise DescriptionError(_STOPPED, kind='internal')
             self._closing = False
             try:
-                if self._stopped:
-                    raise DescriptionError(_STOPPED, kind='internal')
                 reply = self._exchange(request, limits.timeout_s)
             except DescriptionError:
                 if self._closing or self._stopped:
