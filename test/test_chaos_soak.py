@@ -24,13 +24,14 @@ import struct
 import sys
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 
 import numpy as np
 import pytest
 
 from chaos_checks import FLOODED, GOOD, NONE, Ledger, memory_sample, positions, read_tf
 from chaos_processes import HANG_S, abandon, collect_answers, probe_env
+from chaos_receiver import Receiver
 from chaos_report import DURATION_S, FLOOD_MARGIN_S, report_and_assert
 from test_hostile_inputs import KEEP_ALL, NODE, PREFIX, TOY, DiagnosticsRecorder, NodeProcess, \
     serialized
@@ -44,8 +45,6 @@ pytestmark = pytest.mark.ros
 psutil = pytest.importorskip('psutil')
 
 RATE_HZ = 1000
-#: The node's joint_states history in the soak: a tenth of a second of the 1 kHz stream.
-JOINT_STATES_DEPTH = 100
 BAD_EVERY = 50
 FLOOD_S, FLOOD_RATE, FLOOD_PUBLISHERS = 10.0, 24000.0, 3
 KILL_EVERY_S = 300.0
@@ -93,26 +92,22 @@ class Soak:
         from sensor_msgs.msg import JointState
         from tf2_msgs.msg import TFMessage
         self.rclpy, self.JointState = rclpy, JointState
-        # Reliable, keep the last JOINT_STATES_DEPTH (100 ms of the stream): nothing of
-        # the 1 kHz stream is lost while the node keeps up, and a flood leaves that many
-        # queued, not its whole self (keep-all queued every flood in front of the node,
-        # and the messages after it came back up to 25 s late, in a burst of ~4k /tf a
-        # second that no receiver here took in full; keep-last 1,000 grew the node's
-        # private memory 2-3 MB an hour, and once stopped taking input)
-        self.node = NodeProcess(tmp_path, extra='    ignore_timestamp: true\n',
-                                depth=JOINT_STATES_DEPTH)
+        # Reliable and keep-all (a QoS override): a flood queues up in front of the node
+        # and is worked off after it. Keep-last (1,000 or 100) lost less after a flood but
+        # grew the node's private memory 2-3 MB an hour and stopped taking input in two of
+        # four hours (docs/soak.md)
+        self.node = NodeProcess(tmp_path, extra='    ignore_timestamp: true\n')
         self.spinner = _Spinner()
         self.side = rclpy.create_node('chaos_probe', context=self.spinner.context)
         self.clients: dict = {}
-        self.records: list[tuple[float, bytes]] = []
+        self.records: deque[tuple[float, bytes]] = deque()   # (taken at, raw /tf)
         self.tf_per_s: Counter = Counter()   # /tf messages received, by monotonic second
         self.last_tf = time.monotonic()      # when the latest /tf came
         self.backlog_max = 0                 # most /tf received and waiting for the checker
         self.drain_s = 0.0                   # how long the checker took after the stream
-        # keep-all: a burst of /tf (the node working off its joint_states history after a
-        # flood) waits in Fast DDS's receive thread until this process's executor takes it;
-        # a keep-last reader dropped the oldest of a burst, which counted as lost
-        self.side.create_subscription(TFMessage, '/tf', self._on_tf, KEEP_ALL, raw=True)
+        # a process of its own (chaos_receiver): the burst of /tf after a flood outran
+        # every receiver that shared this process's GIL
+        self.receiver = Receiver(self._on_tf, tmp_path)
         holder = type('Holder', (), {'node': self.side})
         self.diagnostics = DiagnosticsRecorder(holder, f'{NODE}: robot state')
         self.pub = self.side.create_publisher(JointState, 'joint_states', KEEP_ALL)
@@ -133,8 +128,7 @@ class Soak:
         self.errors: list[str] = []        # failures inside the threads
         self.spinner.start(self.side)
 
-    def _on_tf(self, data: bytes) -> None:
-        now = time.monotonic()
+    def _on_tf(self, now: float, data: bytes) -> None:
         self.records.append((now, data))
         self.tf_per_s[int(now)] += 1
         self.last_tf = now
@@ -161,9 +155,10 @@ def _run_thread(soak: Soak, name: str, target, *args) -> threading.Thread:
 def _check_tf(soak: Soak, ledger: Ledger) -> None:
     while True:
         stopping = soak.stop.is_set()
-        records, soak.records = soak.records, []
+        records = soak.records    # the receiver appends on the right while this takes
         soak.backlog_max = max(soak.backlog_max, len(records))
-        for t_recv, data in records:
+        while records:
+            t_recv, data = records.popleft()
             ledger.check(t_recv, *read_tf(data))
         if stopping and not soak.records:
             return
@@ -441,6 +436,20 @@ def _soak(tmp_path) -> None:
         soak.stop.set()
         stop_chain(None, probe, *drivers)
         (tmp_path / 'node.log').write_text(soak.node.close())   # the whole log, kept
+        soak.receiver.stop()
         soak.second_node.destroy_node()
         soak.spinner.stop(soak.side)
 
+
+
+def test_the_receivers_frames_come_out_whole_and_in_order_however_the_pipe_cuts_them():
+    from chaos_receiver import FRAME, split_frames
+    payloads = [b'', b'a', bytes(range(256)) * 3, b'tf' * 100]
+    stream = b''.join(FRAME.pack(1.5 + k, len(p)) + p for k, p in enumerate(payloads))
+    for cut in (1, 5, 13, 200, len(stream)):
+        got, buffer = [], bytearray()
+        for start in range(0, len(stream), cut):
+            buffer += stream[start:start + cut]
+            split_frames(buffer, lambda t, data: got.append((t, data)))
+        assert got == [(1.5 + k, p) for k, p in enumerate(payloads)], cut
+        assert buffer == b''

@@ -1,0 +1,123 @@
+"""The chaos soak's /tf receiver: a process of its own that forwards every /tf it takes.
+
+Why a process: after a flood the node works off its queued JointStates at up to
+~4,300 /tf a second, and its /tf writer keeps the last 100 (as robot_state_publisher's).
+A receiver in the test process shares its GIL with the 1 kHz sender and the /tf
+checker: served by the test's executor it took 1,300-2,500 a second and the node's
+writer overwrote what it had not delivered yet; served by a thread of its own it kept
+up but starved the sender. Here the take loop is the node's own
+(:class:`urdf_state_py.node.hot_path.HotPath`: raw takes until the reader is empty),
+alone in its interpreter, and the test process only reads a pipe.
+
+The pipe carries one frame per /tf message: :data:`FRAME` (the time it was taken,
+``time.monotonic()`` -- CLOCK_MONOTONIC, the same clock in every process of the
+machine -- and the payload's length), then the raw CDR bytes. The child ends when its
+stdin closes (the test stopped or died).
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+FRAME = struct.Struct('<dI')
+#: The pipe's capacity asked for (Linux's default limit for a user): ~5,000 /tf of
+#: the toy robot, a second of the burst, if the test process is slow to read.
+PIPE_BYTES = 1 << 20
+
+
+def split_frames(buffer: bytearray, on_tf: Callable[[float, bytes], None]) -> None:
+    """Hand every whole frame at the start of ``buffer`` to ``on_tf`` and remove it; a
+    partial frame stays for the next read."""
+    pos, end = 0, len(buffer)
+    while end - pos >= FRAME.size:
+        taken_at, size = FRAME.unpack_from(buffer, pos)
+        if end - pos - FRAME.size < size:
+            break
+        start = pos + FRAME.size
+        on_tf(taken_at, bytes(buffer[start:start + size]))
+        pos = start + size
+    del buffer[:pos]
+
+
+class Receiver:
+    """The receiver process, and the thread of the test process that reads its frames."""
+
+    def __init__(self, on_tf: Callable[[float, bytes], None], log_dir: Path) -> None:
+        self._log = open(log_dir / 'receiver.log', 'w', encoding='utf-8')
+        self.proc = subprocess.Popen([sys.executable, __file__], env=dict(os.environ),
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self._log)
+        self._on_tf = on_tf
+        self._thread = threading.Thread(target=self._read, name='tf receiver', daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        buffer = bytearray()
+        fd = self.proc.stdout.fileno()
+        while chunk := os.read(fd, PIPE_BYTES):
+            buffer += chunk
+            split_frames(buffer, self._on_tf)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Close the child's stdin (it ends), then wait for it and for the reading thread."""
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+        self._thread.join(timeout)
+        self._log.close()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def main() -> int:
+    """The child: take every /tf (reliable, keep all) and write it to stdout as a frame."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from urdf_state_py.tools.bench.common import ensure_loopback
+    ensure_loopback()
+    import rclpy
+    from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+    from tf2_msgs.msg import TFMessage
+    from urdf_state_py.node.hot_path import HotPath, MessageErrors
+    out = sys.stdout.fileno()
+    try:
+        fcntl.fcntl(out, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except OSError:
+        pass    # a smaller pipe only makes the test process's reads more frequent
+
+    def on_tf(data: bytes) -> None:
+        _write_all(out, FRAME.pack(time.monotonic(), len(data)) + data)
+
+    rclpy.init(args=['--ros-args', '--disable-rosout-logs'])
+    node = rclpy.create_node('chaos_receiver')
+    qos = QoSProfile(depth=1, history=HistoryPolicy.KEEP_ALL,
+                     reliability=ReliabilityPolicy.RELIABLE)
+    subscription = node.create_subscription(TFMessage, '/tf', on_tf, qos, raw=True)
+    hot = HotPath.attach(node, [(subscription, on_tf)],
+                         MessageErrors(node.get_logger(), 'a /tf message'), what='/tf')
+    if hot is None:
+        print('chaos_receiver: this rclpy cannot serve /tf from a thread', file=sys.stderr)
+        return 2
+    hot.start()
+    sys.stdin.read()          # until the test closes it
+    hot.stop()
+    node.destroy_node()
+    rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
