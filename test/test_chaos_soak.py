@@ -6,9 +6,10 @@ is ``python -m urdf_state_py.node`` (test_hostile_inputs.NodeProcess) with
 ``ignore_timestamp`` on. Throughout: 1 kHz of in-limit JointStates with fresh
 stamps (raw bytes, one pre-built message patched), every 50th one malformed
 (test_joint_state_cdr's mutations, those the decoder rejects); a GetParameters
-every 100 ms; a raw /tf sink. On a schedule (seconds into each minute): a
-parameter change at 5, 15, ... (frame_prefix, ignore_limits, publish_frequency,
-urdf_parser_py.strict in turn), a description swap at 10, 20, ... (two models,
+every 100 ms; a /tf receiver, a process of its own (chaos_receiver). On a
+schedule (seconds into each minute): a parameter change at 5, 15, ...
+(frame_prefix, ignore_limits, publish_frequency, urdf_parser_py.strict in
+turn), a description swap at 10, 20, ... (two models,
 different links), at 30 a hostile description (macro bomb, code execution in
 turn) and a 10 s flood from 3 publisher processes (24k/s together); a second
 joint-state publisher in the odd half-minutes; at 50 s and every 5 minutes
@@ -348,7 +349,7 @@ def _soak(tmp_path) -> None:
                                '0.1', str(STALLED_S)], probe_env(), tmp_path)
         for proc in (*drivers, probe):
             proc.wait_event('ready', 60.0)
-        # the node's /tf matched with the sink: one message comes through
+        # the node's /tf matched with the receiver: one message comes through
         warm = [0]
 
         def first_through():
