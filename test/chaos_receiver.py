@@ -89,8 +89,8 @@ def main() -> int:
     from urdf_state_py.tools.bench.common import ensure_loopback
     ensure_loopback()
     import rclpy
-    from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
     from tf2_msgs.msg import TFMessage
+    from test_hostile_inputs import KEEP_ALL      # the soak's reliable keep-all profile
     from urdf_state_py.node.hot_path import HotPath, MessageErrors
     out = sys.stdout.fileno()
     try:
@@ -103,9 +103,7 @@ def main() -> int:
 
     rclpy.init(args=['--ros-args', '--disable-rosout-logs'])
     node = rclpy.create_node('chaos_receiver')
-    qos = QoSProfile(depth=1, history=HistoryPolicy.KEEP_ALL,
-                     reliability=ReliabilityPolicy.RELIABLE)
-    subscription = node.create_subscription(TFMessage, '/tf', on_tf, qos, raw=True)
+    subscription = node.create_subscription(TFMessage, '/tf', on_tf, KEEP_ALL, raw=True)
     hot = HotPath.attach(node, [(subscription, on_tf)],
                          MessageErrors(node.get_logger(), 'a /tf message'), what='/tf')
     if hot is None:

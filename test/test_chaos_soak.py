@@ -91,7 +91,6 @@ class Soak:
     def __init__(self, tmp_path) -> None:
         import rclpy
         from sensor_msgs.msg import JointState
-        from tf2_msgs.msg import TFMessage
         self.rclpy, self.JointState = rclpy, JointState
         # Reliable and keep-all (a QoS override): a flood queues up in front of the node
         # and is worked off after it. Keep-last (1,000 or 100) lost less after a flood but
@@ -440,7 +439,6 @@ def _soak(tmp_path) -> None:
         soak.receiver.stop()
         soak.second_node.destroy_node()
         soak.spinner.stop(soak.side)
-
 
 
 def test_the_receivers_frames_come_out_whole_and_in_order_however_the_pipe_cuts_them():
