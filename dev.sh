@@ -61,7 +61,7 @@ stamp_set() { printf '%s\n' "$2" > "$VENV/.stamp-$1"; }
 # extension's C sources: it is built in place). data_files need
 # no re-install: they are symlinked into $VENV/share (see setup_package).
 package_hash() {
-  (cd "$ROOT" && cat setup.py setup.cfg package.xml urdf_state_py/node/_native/*) | hash_str
+  (cd "$ROOT" && cat setup.py setup.cfg package.xml urdf_state_py/node/tf_path/_native/*) | hash_str
 }
 
 interfaces_hash() {

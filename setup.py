@@ -26,7 +26,7 @@ def _tree(folder):
     return [(os.path.join(share, d), files) for d, files in sorted(by_dir.items())]
 
 
-NATIVE_SRC = os.path.join('urdf_state_py', 'node', '_native')
+NATIVE_SRC = os.path.join('urdf_state_py', 'node', 'tf_path', '_native')
 
 
 def _package_version(prefix, package):
@@ -67,7 +67,7 @@ def _native_extensions():
     built = {key: _package_version(prefix, key) for key in ('rcl', 'rmw', 'rclpy')}
     built['prefix'] = os.path.realpath(prefix)
     return [Extension(
-        'urdf_state_py.node._urdf_state_native',
+        'urdf_state_py.node.tf_path._urdf_state_native',
         sources=sorted(glob(os.path.join(NATIVE_SRC, '*.c'))),
         include_dirs=[include] + sorted(glob(os.path.join(include, '*'))),
         library_dirs=[lib], runtime_library_dirs=[lib], libraries=['rcl', 'rmw', 'rcutils', 'dl', 'm'],

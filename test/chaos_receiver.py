@@ -6,7 +6,7 @@ A receiver in the test process shares its GIL with the 1 kHz sender and the /tf
 checker: served by the test's executor it took 1,300-2,500 a second and the node's
 writer overwrote what it had not delivered yet; served by a thread of its own it kept
 up but starved the sender. Here the take loop is the node's own
-(:class:`urdf_state_py.node.hot_path.HotPath`: raw takes until the reader is empty),
+(:class:`urdf_state_py.node.tf_path.hot_path.HotPath`: raw takes until the reader is empty),
 alone in its interpreter, and the test process only reads a pipe.
 
 The pipe carries one frame per /tf message: :data:`FRAME` (the time it was taken,
@@ -91,7 +91,7 @@ def main() -> int:
     import rclpy
     from tf2_msgs.msg import TFMessage
     from test_hostile_inputs import KEEP_ALL      # the soak's reliable keep-all profile
-    from urdf_state_py.node.hot_path import HotPath, MessageErrors
+    from urdf_state_py.node.tf_path.hot_path import HotPath, MessageErrors
     out = sys.stdout.fileno()
     try:
         fcntl.fcntl(out, fcntl.F_SETPIPE_SZ, PIPE_BYTES)

@@ -1,4 +1,4 @@
-"""The node's address-space ceiling (urdf_state_py/node/address_space.py), in child processes:
+"""The node's address-space ceiling (urdf_state_py/node/process/address_space.py), in child processes:
 the limit is set from the size at the call, the environment turns it off, a lower limit stays."""
 import os
 import subprocess
@@ -10,7 +10,7 @@ resource = pytest.importorskip('resource')
 
 PROBE = '''
 import os, resource
-from urdf_state_py.node.address_space import limit_address_space, _current_size
+from urdf_state_py.node.process.address_space import limit_address_space, _current_size
 before = _current_size()
 limit, text = limit_address_space({arg})
 soft, hard = resource.getrlimit(resource.RLIMIT_AS)

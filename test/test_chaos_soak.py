@@ -74,7 +74,7 @@ def _hostile_descriptions(tmp_path):
 
 
 def _bad_payloads(template: bytes) -> list[bytes]:
-    from urdf_state_py.node.joint_state_cdr import JointStateReader, MalformedJointState
+    from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader, MalformedJointState
     reader, out = JointStateReader(), []
     for seed in range(20):
         for bad in mutations(np.random.default_rng(seed), template):

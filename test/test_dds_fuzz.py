@@ -287,7 +287,7 @@ class PeakRss:
 
     def check(self) -> None:
         """Below the node's address-space ceiling (address_space.py): what a request costs."""
-        from urdf_state_py.node.address_space import DEFAULT_HEADROOM_MB
+        from urdf_state_py.node.process.address_space import DEFAULT_HEADROOM_MB
         bound = self.start + DEFAULT_HEADROOM_MB * 2**20
         assert self() < bound, f'node RSS {self.peak / 1e6:.0f} MB (at start ' \
             f'{self.start / 1e6:.0f} MB): one request must not cost the machine its memory'

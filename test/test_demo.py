@@ -16,7 +16,7 @@ import pytest
 
 from urdf_state_py.tools.demo import demo
 from urdf_state_py.core.parsers import load_model, load_model_file
-from urdf_state_py.node.ros_env import ensure_loopback, loopback_env
+from urdf_state_py.node.process.loopback import ensure_loopback, loopback_env
 from urdf_state_py.tools.demo.sweep_plan import SweepPlan
 
 REPO = Path(__file__).resolve().parents[1]

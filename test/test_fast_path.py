@@ -7,11 +7,11 @@ pytestmark = pytest.mark.ros  # needs rclpy and DDS
 pytest.importorskip('rclpy')
 
 from robot_files import H1_2, big_robot_params  # noqa: E402
-from urdf_state_py.node.fast_path import FastPath  # noqa: E402
-from urdf_state_py.node.joint_states import JointStateMerger  # noqa: E402
+from urdf_state_py.node.tf_path.fast_path import FastPath  # noqa: E402
+from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger  # noqa: E402
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.node.tf_publishing import MovingTransforms  # noqa: E402
+from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms  # noqa: E402
 
 NS = 1_000_000_000
 

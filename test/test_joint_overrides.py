@@ -10,7 +10,7 @@ from urdf_state_py.core.joint_overrides import (DependentJoint, apply_overrides,
                                                 dependent_joints_from, zero_problem)
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
-from urdf_state_py.node.joint_state_output import JointStateOutput, VelocityIntegrator
+from urdf_state_py.node.joint_state_publisher.output import JointStateOutput, VelocityIntegrator
 
 ARM = '''<robot name="arm">
   <link name="b"/><link name="l1"/><link name="l2"/><link name="l3"/><link name="l4"/>

@@ -19,7 +19,7 @@ pytest.importorskip('rclpy')
 from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
-from urdf_state_py.node.joint_state_cdr import JointStateReader, MalformedJointState  # noqa: E402
+from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader, MalformedJointState  # noqa: E402
 
 ALPHABET = ['a', 'joint', '_', '1', 'é', 'ß', '関節', '🦾', ' ', '/']
 

@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from urdf_state_py.node.joint_states import JointStateMerger
-from urdf_state_py.node.publish_throttle import PublishThrottle, upstream_interval_ns
+from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger
+from urdf_state_py.node.tf_path.publish_throttle import PublishThrottle, upstream_interval_ns
 from urdf_state_py.core.model import Joint, Limits, Link, Mimic, Model
 
 MS = 1_000_000

@@ -20,8 +20,8 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from test_joint_state_cdr import (count_offsets, mutations, names_payload,  # noqa: E402
                                   random_joint_state)
 
-from urdf_state_py.node import native  # noqa: E402
-from urdf_state_py.node.joint_state_cdr import JointStateReader, MalformedJointState  # noqa: E402
+from urdf_state_py.node.tf_path import native  # noqa: E402
+from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader, MalformedJointState  # noqa: E402
 
 pytestmark = pytest.mark.ros
 NS_PER_S = 1_000_000_000
@@ -160,7 +160,7 @@ def test_c_floor_loop_serves_and_stops(probe, module):
     from tf2_msgs.msg import TFMessage
     from test_node_harness import wait_until
 
-    from urdf_state_py.node.hot_path import HotPath, MessageErrors
+    from urdf_state_py.node.tf_path.hot_path import HotPath, MessageErrors
     from urdf_state_py.tools.bench.driver import RawTfSource
     from urdf_state_py.tools.bench.floor_node import _c_floor_path
 

@@ -28,10 +28,10 @@ from robot_files import big_robot_params  # noqa: E402
 from test_fast_path import TOY, Twin, bounds_of  # noqa: E402
 
 from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.node import native  # noqa: E402
+from urdf_state_py.node.tf_path import native  # noqa: E402
 from urdf_state_py.node.health import Health  # noqa: E402
-from urdf_state_py.node.joint_state_cdr import JointStateReader, MalformedJointState  # noqa: E402
-from urdf_state_py.node.native_loop import LoopSync, PausingLock  # noqa: E402
+from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader, MalformedJointState  # noqa: E402
+from urdf_state_py.node.tf_path.native_loop import LoopSync, PausingLock  # noqa: E402
 
 NS = 1_000_000_000
 

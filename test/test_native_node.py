@@ -22,9 +22,9 @@ from test_node_harness import NodeUnderTest, wait_until  # noqa: E402
 from test_node_hot_path import GeneralPath, RawSide, send_until_tf  # noqa: E402
 from test_node_joint_states import TOY  # noqa: E402
 
-from urdf_state_py.node import native  # noqa: E402
-from urdf_state_py.node.hot_path import HotPath  # noqa: E402
-from urdf_state_py.node.native_loop import NativeHotPath  # noqa: E402
+from urdf_state_py.node.tf_path import native  # noqa: E402
+from urdf_state_py.node.tf_path.hot_path import HotPath  # noqa: E402
+from urdf_state_py.node.tf_path.native_loop import NativeHotPath  # noqa: E402
 
 PARAMS = {'robot_description': TOY, 'publish_frequency': 0.0, 'ignore_timestamp': True}
 
@@ -123,8 +123,8 @@ def test_the_native_loop_hands_every_route_without_a_plan_to_its_handler(switch)
     from tf2_msgs.msg import TFMessage
 
     from urdf_state_py.node.health import Health
-    from urdf_state_py.node.hot_path import MessageErrors
-    from urdf_state_py.node.native_loop import LoopSync
+    from urdf_state_py.node.tf_path.hot_path import MessageErrors
+    from urdf_state_py.node.tf_path.native_loop import LoopSync
 
     switch.delenv('URDF_STATE_NATIVE', raising=False)
     status = native.status()

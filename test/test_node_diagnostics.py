@@ -17,7 +17,8 @@ from test_node_harness import NodeUnderTest
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
-from urdf_state_py.node import health, native  # noqa: E402
+from urdf_state_py.node import health  # noqa: E402
+from urdf_state_py.node.tf_path import native  # noqa: E402
 
 diagnostic_msgs = pytest.importorskip('diagnostic_msgs.msg')
 OK, WARN, ERROR = (diagnostic_msgs.DiagnosticStatus.OK, diagnostic_msgs.DiagnosticStatus.WARN,

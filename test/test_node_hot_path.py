@@ -28,9 +28,9 @@ from tf2_msgs.msg import TFMessage  # noqa: E402
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
 from urdf_state_py.node.guards import INTERNAL_ERROR  # noqa: E402
-from urdf_state_py.node.hot_path import unavailable_reason  # noqa: E402
-from urdf_state_py.node.joint_states import JointStateMerger  # noqa: E402
-from urdf_state_py.node.tf_publishing import MovingTransforms  # noqa: E402
+from urdf_state_py.node.tf_path.hot_path import unavailable_reason  # noqa: E402
+from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger  # noqa: E402
+from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms  # noqa: E402
 
 _FIRST_STAMP = struct.Struct('<ii')  # after the CDR header and the sequence length
 

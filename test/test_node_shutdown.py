@@ -30,7 +30,7 @@ from robot_files import H1_2
 from test_node_harness import wait_until
 from sensor_msgs.msg import JointState  # noqa: E402 - after the harness's importorskip
 from urdf_state_py.core.parsers import load_model
-from urdf_state_py.node.ros_env import loopback_env
+from urdf_state_py.node.process.loopback import loopback_env
 
 #: What launch waits after SIGINT before it sends SIGTERM (its sigterm_timeout).
 LAUNCH_PATIENCE_S = 5.0

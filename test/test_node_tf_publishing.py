@@ -13,7 +13,7 @@ from tf2_msgs.msg import TFMessage  # noqa: E402
 from robot_files import big_robot_params  # noqa: E402
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.node.tf_publishing import MovingTransforms, cdr_padding, static_message  # noqa: E402,E501
+from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms, cdr_padding, static_message  # noqa: E402,E501
 
 
 @pytest.fixture(scope='module', params=big_robot_params())

@@ -12,7 +12,7 @@ rclpy = pytest.importorskip('rclpy')
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 
-from urdf_state_py.node.spin import make_executor, spin_until_shutdown
+from urdf_state_py.node.process.spin import make_executor, spin_until_shutdown
 
 HAS_EVENTS = importlib.util.find_spec('rclpy.experimental') is not None and hasattr(
     importlib.import_module('rclpy.experimental'), 'EventsExecutor')
@@ -210,7 +210,7 @@ def test_waiting_on_one_answer_after_another_keeps_nothing():
     from rcl_interfaces.srv import GetParameters
     from rclpy.task import Future
 
-    from urdf_state_py.node.spin import spin_until_done
+    from urdf_state_py.node.process.spin import spin_until_done
     contexts = [rclpy.Context(), rclpy.Context()]
     for c in contexts:
         rclpy.init(context=c)

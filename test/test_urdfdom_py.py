@@ -1,4 +1,4 @@
-"""urdf_parser_py (urdfdom-py) as an input: ``Model.from_urdf_parser_py`` and the plugin.
+"""urdf_parser_py (urdfdom-py) as an input: ``model_from_urdf_parser_py`` and the plugin.
 
 Both must give the built-in reader's model (``==`` on the frozen dataclasses:
 every name, type, origin, axis, limit, safety value and mimic rule, exactly)
@@ -15,7 +15,7 @@ import pytest
 
 from robot_files import CORPUS, FIXTURES, H1_2 as H1_2_PATH, corpus_params, needs_corpus
 from test_parsers_corpus import INVALID, ROWS, assert_same_model
-from urdf_state_py import DescriptionError, Kinematics, Model, load_model
+from urdf_state_py import DescriptionError, Kinematics, Model, load_model, model_from_urdf_parser_py
 from urdf_state_py.core.parsers import ParserRegistry, default_registry
 from urdf_state_py.core.parsers.registry import BUILTIN_PARSERS
 
@@ -56,7 +56,7 @@ def assert_same_fk(a: Model, b: Model, tol: float = 1e-12) -> None:
 
 def test_fixture_from_urdf_parser_py_equals_builtin():
     builtin = load_model(ARM, parser='urdf')
-    converted = Model.from_urdf_parser_py(raw_robot(ARM))
+    converted = model_from_urdf_parser_py(raw_robot(ARM))
     assert converted == builtin
     assert {j.type.value for j in converted.joints} == {
         'fixed', 'revolute', 'continuous', 'prismatic', 'planar', 'floating'}
@@ -88,7 +88,7 @@ def test_kinematics_from_a_robot_built_in_code():
                                origin=urdf.Pose(xyz=[1, 0, 0]),
                                limit=urdf.JointLimit(effort=1, velocity=1, lower=0, upper=2),
                                mimic=urdf.JointMimic(joint_name='j1', multiplier=2.0)))
-    model = Model.from_urdf_parser_py(robot)
+    model = model_from_urdf_parser_py(robot)
     assert model.joint('j1').axis == (0.0, 0.0, 1.0)
     assert model.joint('j1').origin.rpy == (0.0, 0.0, 0.0)
     assert model.joint('j2').mimic.offset == 0.0
@@ -123,16 +123,16 @@ def test_robot_checked_like_the_builtin_reader(change, message):
     robot.add_link(urdf.Link(name='b'))
     robot.add_joint(urdf.Joint(name='j1', parent='a', child='b', joint_type='revolute',
                                axis=[0, 0, 1], limit=urdf.JointLimit(effort=1, velocity=1)))
-    Model.from_urdf_parser_py(robot)   # valid as built
+    model_from_urdf_parser_py(robot)   # valid as built
     change(robot)
     with pytest.raises(DescriptionError) as info:
-        Model.from_urdf_parser_py(robot)
+        model_from_urdf_parser_py(robot)
     assert message in str(info.value)
 
 
 def test_not_a_robot_is_named():
     with pytest.raises(DescriptionError, match=r'expected a urdf_parser_py\.urdf\.Robot.*str'):
-        Model.from_urdf_parser_py('<robot name="x"/>')
+        model_from_urdf_parser_py('<robot name="x"/>')
 
 
 # -- where urdfdom-py and the built-in reader disagree (README) -------------------
@@ -222,7 +222,7 @@ def test_disagreement_revolute_without_limit():
     for verdict in (builtin, plugin):
         assert "joint 'j' is revolute but has no <limit> element" in verdict
     with pytest.raises(DescriptionError, match='has no <limit> element'):
-        Model.from_urdf_parser_py(raw_robot(data.encode()))
+        model_from_urdf_parser_py(raw_robot(data.encode()))
 
 
 # -- the plugin: gate, registration, scoring, options ----------------------------
@@ -340,7 +340,7 @@ def test_corpus_from_urdf_parser_py_equals_builtin(row):
             raw_robot(data)
         return
     builtin = load_model(data, parser='urdf')
-    converted = Model.from_urdf_parser_py(raw_robot(data))
+    converted = model_from_urdf_parser_py(raw_robot(data))
     assert_same_model(converted, builtin)
     assert converted == builtin
     assert_same_fk(converted, builtin)
@@ -376,7 +376,7 @@ def test_corpus_invalid_files_rejected_by_both_ways_in(relative):
     except Exception:  # noqa: BLE001 (urdfdom-py rejects it itself)
         return
     with pytest.raises(DescriptionError) as converted:
-        Model.from_urdf_parser_py(robot)
+        model_from_urdf_parser_py(robot)
     with pytest.raises(DescriptionError) as builtin:
         load_model(data, parser='urdf')
     assert converted.value.reason == builtin.value.reason

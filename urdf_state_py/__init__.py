@@ -7,7 +7,8 @@ The core (model, parsers, kinematics) imports without ROS; the node lives in
 from .core.errors import DescriptionError
 from .core.kinematics import JointTransforms, Kinematics
 from .core.model import Joint, JointType, Link, Model
-from .core.parsers import Parser, ParserOption, ParserRegistry, load_model, load_model_file
+from .core.parsers import (Parser, ParserOption, ParserRegistry, load_model, load_model_file,
+                           model_from_urdf_parser_py)
 
 __all__ = [
     'DescriptionError',
@@ -22,4 +23,5 @@ __all__ = [
     'ParserRegistry',
     'load_model',
     'load_model_file',
+    'model_from_urdf_parser_py',
 ]

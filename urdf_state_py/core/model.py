@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from .errors import DescriptionError
 
@@ -252,17 +252,6 @@ class Model:
         _check_mimic_cycles(by_name)
         object.__setattr__(self, 'links', links)
         object.__setattr__(self, 'joints', tuple(ordered))
-
-    @classmethod
-    def from_urdf_parser_py(cls, robot: Any) -> Model:
-        """The model of a ``urdf_parser_py.urdf.Robot`` (urdfdom-py) a program already holds.
-
-        Checked by the same rules as the built-in URDF reader (a revolute joint
-        without ``<limit>``, a loop or a second root are errors here although
-        urdfdom-py accepts them). See :mod:`urdf_state_py.core.parsers.urdfdom_py`.
-        """
-        from .parsers.urdfdom_py import model_from_robot  # noqa: PLC0415 (parsers import us)
-        return model_from_robot(robot)
 
     # -- lookup ---------------------------------------------------------------
 

@@ -1,6 +1,10 @@
-"""The ROS 2 node: the thin rclpy adapter around :mod:`urdf_state_py.core` and its hot path.
+"""The ROS 2 node: the thin rclpy adapter around :mod:`urdf_state_py.core`.
 
-Everything that imports rclpy to do ``robot_state_publisher``'s job lives here:
-parameters, the ``joint_states`` subscription and its raw decoder, the fast path,
-pre-serialized /tf publishing and the spin loop. It imports the library, never the tools.
+Once per robot, in this folder: the node (:mod:`.state_publisher`), its parameters
+(:mod:`.params`, :mod:`.param_services`), its descriptions (:mod:`.description_loader`),
+its health and ``/diagnostics`` (:mod:`.health`, :mod:`.diagnostics`, :mod:`.guards`)
+and its topics' QoS (:mod:`.qos`). Beside them: :mod:`.tf_path` (JointState in, /tf
+out), :mod:`.joint_state_publisher` (that node's jobs) and :mod:`.process` (what exists
+once per process: spin, signals, threads, address space, loopback). It imports the
+library, never the tools.
 """

@@ -35,11 +35,11 @@ from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers.isolated import IsolatedParser, ParseLimits
 from urdf_state_py.core.parsers.xacro_sandbox import POLICIES, RESTRICTED, TRUSTED
-from .fast_path import FastPath
-from .joint_states import JointStateMerger, WarnOnce
+from .tf_path.fast_path import FastPath
+from .tf_path.joint_state_merger import JointStateMerger, WarnOnce
 from .params import ParamSpec
-from .tf_publishing import MovingTransforms
-from .threads import join_thread
+from .tf_path.tf_publishing import MovingTransforms
+from .process.threads import join_thread
 
 __all__ = ['DescriptionLoader', 'LOADER_PARAMETERS', 'Loaded', 'Source']
 

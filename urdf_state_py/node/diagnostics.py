@@ -21,7 +21,7 @@ from rclpy.node import Node
 
 from .guards import CallbackGuard
 from .health import Health, ModelView, node_status
-from .threads import join_thread
+from .process.threads import join_thread
 
 __all__ = ['DiagnosticsPublisher', 'PERIOD_S', 'TASK', 'model_view']
 

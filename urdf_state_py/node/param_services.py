@@ -41,7 +41,7 @@ from rclpy.node import Node
 from rclpy.parameter_service import ParameterService
 
 from .guards import CallbackGuard
-from .threads import join_thread
+from .process.threads import join_thread
 
 __all__ = ['ParameterServices']
 

@@ -2,8 +2,8 @@
 
 The node is plumbing only: parameters, topics, a timer. Parsing lives in
 :mod:`urdf_state_py.core.parsers`, the maths in :mod:`urdf_state_py.core.kinematics`,
-joint-state merging/validation/rate limiting in :mod:`urdf_state_py.node.joint_states`
-and message building in :mod:`urdf_state_py.node.tf_publishing`.
+joint-state merging/validation/rate limiting in :mod:`urdf_state_py.node.tf_path.joint_state_merger`
+and message building in :mod:`urdf_state_py.node.tf_path.tf_publishing`.
 
 Topics (as robot_state_publisher):
 
@@ -15,7 +15,7 @@ Topics (as robot_state_publisher):
   the JointState's stamp;
 * subscribes ``joint_states`` (sensor data QoS, overridable) and, with
   ``use_robot_description_topic``, ``robot_description``;
-* with ``source_list`` (joint_state_publisher's job, see :mod:`.sources`):
+* with ``source_list`` (joint_state_publisher's job, see :mod:`.joint_state_publisher.sources`):
   subscribes the listed topics instead of ``joint_states`` and publishes the
   merged state on ``joint_states``.
 
@@ -40,20 +40,20 @@ from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers.xacro_sandbox import TRUSTED, arg_value_problem
-from .address_space import limit_address_space
+from .process.address_space import limit_address_space
 from .description_loader import LOADER_PARAMETERS, DescriptionLoader, Loaded, Source
 from .diagnostics import DiagnosticsPublisher, model_view
 from .guards import INTERNAL_ERROR, CallbackGuard
 from .health import Health
-from .joint_settings import declare_joint_parameters, is_joint_parameter
-from .joint_state_input import JointStateInput
+from .joint_state_publisher.joint_settings import declare_joint_parameters, is_joint_parameter
+from .tf_path.joint_state_input import JointStateInput
 from .param_services import ParameterServices
 from .params import PARAMETERS, declare_spec, node_parameters
 from .qos import DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, quiet_publisher_events
-from .shutdown_signals import on_shutdown_signal, shutdown_requested
-from .sources import SourceInput, source_topics
-from .spin import make_executor, spin_until_shutdown
-from .tf_publishing import static_message
+from .process.shutdown_signals import on_shutdown_signal, shutdown_requested
+from .joint_state_publisher.sources import SourceInput, source_topics
+from .process.spin import make_executor, spin_until_shutdown
+from .tf_path.tf_publishing import static_message
 
 __all__ = ['UrdfStateNode', 'main', 'PARAMETERS', 'NODE_NAME']  # PARAMETERS: re-exported
 

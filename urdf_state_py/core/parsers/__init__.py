@@ -9,6 +9,7 @@ from .base import Parser, ParserOption
 from .registry import (ENTRY_POINT_GROUP, ParserRegistry, default_registry, load_model,
                        load_model_file)
 from .urdf_xml import UrdfXmlParser
+from .urdfdom_py import model_from_urdf_parser_py
 from .xacro_parser import XacroParser
 
 __all__ = [
@@ -21,5 +22,6 @@ __all__ = [
     'default_registry',
     'load_model',
     'load_model_file',
+    'model_from_urdf_parser_py',
     'read_tree',
 ]

@@ -2,9 +2,8 @@
 
 Read this first: two ways in, one set of rules.
 
-* :func:`model_from_robot` (also :meth:`Model.from_urdf_parser_py
-  <urdf_state_py.core.model.Model.from_urdf_parser_py>`): a
-  ``urdf_parser_py.urdf.Robot`` a program already holds becomes a
+* :func:`model_from_urdf_parser_py` (also ``urdf_state_py.model_from_urdf_parser_py``):
+  a ``urdf_parser_py.urdf.Robot`` a program already holds becomes a
   :class:`~urdf_state_py.core.model.Model`, checked by the built-in ``urdf``
   reader's rules (see :mod:`.urdf_xml`): non-empty names, known joint types,
   ``<limit>`` required on revolute and prismatic joints (urdfdom-py does not
@@ -48,7 +47,7 @@ from ._xml import read_tree
 from .base import Parser, ParserOption
 from .urdf_xml import UrdfXmlParser
 
-__all__ = ['UrdfParserPyParser', 'model_from_robot']
+__all__ = ['UrdfParserPyParser', 'model_from_urdf_parser_py']
 
 _JOINT_TYPES = {t.value: t for t in JointType}
 _AXIS_TYPES = {JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.PLANAR}
@@ -64,7 +63,7 @@ _logger = logging.getLogger(__name__)
 
 # -- Robot -> Model -----------------------------------------------------------
 
-def model_from_robot(robot: Any) -> Model:
+def model_from_urdf_parser_py(robot: Any) -> Model:
     """The :class:`Model` of a ``urdf_parser_py.urdf.Robot``, with the built-in reader's rules.
 
     Raises :class:`DescriptionError` naming the element at fault, as the
@@ -175,12 +174,12 @@ class UrdfParserPyParser(Parser):
         return min(score + 1, len(data))
 
     def parse(self, data: str | bytes, options: Mapping[str, Any] | None = None) -> Model:
-        """Gate the text, read it with urdfdom-py, convert with :func:`model_from_robot`."""
+        """Gate the text, read it with urdfdom-py, convert with :func:`model_from_urdf_parser_py`."""
         strict = self.resolve_options(options)['strict']
         root = read_tree(data)   # the built-in reader's safe XML gate
         if root.tag != 'robot':
             raise DescriptionError(f'root element is <{root.tag}>, expected <robot>')
-        return model_from_robot(read_robot(ElementTree.tostring(root), strict))
+        return model_from_urdf_parser_py(read_robot(ElementTree.tostring(root), strict))
 
 
 def read_robot(xml: bytes, strict: bool = False) -> Any:

@@ -257,7 +257,7 @@ def main(argv=None) -> int:
     if 'user' in sections:
         from . import user_run
         load_before = open('/proc/loadavg', encoding='ascii').read().strip()
-        from urdf_state_py.node.native import loadable
+        from urdf_state_py.node.tf_path.native import loadable
         executors = args.executors or ['auto', 'single'] + (
             ['pyhot'] if loadable().module is not None else []) + ['floor'] + (
             ['cfloor'] if loadable().module is not None else [])

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 def loopback_env(base=None) -> dict[str, str]:
     """Environment for a child ROS process: discovery on localhost, own domain id."""
     try:
-        from urdf_state_py.node.ros_env import loopback_env as _impl
+        from urdf_state_py.node.process.loopback import loopback_env as _impl
     except ImportError:  # pragma: no cover - fallback while ros_env is absent
         import random
         env = dict(os.environ if base is None else base)

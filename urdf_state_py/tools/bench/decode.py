@@ -25,7 +25,7 @@ from rclpy.parameter import Parameter
 from rclpy.serialization import serialize_message
 from sensor_msgs.msg import JointState
 
-from urdf_state_py.node.joint_state_cdr import JointStateReader
+from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader
 from urdf_state_py.node.state_publisher import UrdfStateNode
 
 def _per_call_us(call, data: bytes, number: int) -> float:

@@ -4,7 +4,7 @@
 (SPEC: the ``tf`` spec of :func:`urdf_state_py.tools.bench.e2e.model_spec`).
 
 It subscribes to ``joint_states`` (raw, sensor-data QoS, as the node) and serves
-it with the node's own :class:`~urdf_state_py.node.hot_path.HotPath` thread;
+it with the node's own :class:`~urdf_state_py.node.tf_path.hot_path.HotPath` thread;
 each message only has its stamp copied into a pre-serialised TFMessage of the
 robot's size, which is published on ``/tf`` (reliable, depth 100, as the
 node). Measured with the user protocol, node CPU per update minus this floor
@@ -27,7 +27,7 @@ from .driver import RawTfSource
 
 def _c_floor_path(hot_path_cls):
     """A HotPath whose thread runs the native ``floor_run`` instead of a Python loop."""
-    from urdf_state_py.node import native
+    from urdf_state_py.node.tf_path import native
 
     found = native.loadable()  # also with URDF_STATE_NATIVE=off: that switches the node only
     module = found.module
@@ -57,7 +57,7 @@ def _floor_node(spec: dict, c_floor: bool = False):
     from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
     from sensor_msgs.msg import JointState
     from tf2_msgs.msg import TFMessage
-    from urdf_state_py.node.hot_path import HotPath, MessageErrors
+    from urdf_state_py.node.tf_path.hot_path import HotPath, MessageErrors
 
     class FloorNode(Node):
         def __init__(self) -> None:
@@ -99,7 +99,7 @@ def main(argv=None) -> int:
     with open(argv[0], encoding='utf-8') as f:
         spec = json.load(f)
     c_floor = '--c' in argv[1:2]
-    from urdf_state_py.node.spin import spin_until_shutdown
+    from urdf_state_py.node.process.spin import spin_until_shutdown
     spin_until_shutdown(lambda: _floor_node(spec, c_floor), args=argv[1 + c_floor:])
     return 0
 

@@ -5,7 +5,7 @@ runs :func:`urdf_state_py.node.state_publisher.main` (executor chosen as for use
 ``URDF_STATE_EXECUTOR``) with cProfile timing the main thread's CPU, and writes
 the stats to FILE when the node ends (SIGINT). cProfile sees the main thread
 only: with the hot path (joint_states on a thread of its own, see
-``urdf_state_py.node.hot_path``) that is the executor, not the per-message
+``urdf_state_py.node.tf_path.hot_path``) that is the executor, not the per-message
 work; profile that with ``--py-spy`` (every thread), or the executor path
 with ``URDF_STATE_HOT_PATH=off``. Without profiling the bench
 starts ``python -m urdf_state_py.node`` itself.

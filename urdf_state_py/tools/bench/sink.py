@@ -101,7 +101,7 @@ def main(argv=None) -> int:
     import rclpy
     from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
     from tf2_msgs.msg import TFMessage
-    from urdf_state_py.node.spin import make_executor
+    from urdf_state_py.node.process.spin import make_executor
     rclpy.init(args=['--ros-args', '--disable-rosout-logs'])
     node = rclpy.create_node('bench_sink')
     rec = Recorder()

@@ -37,7 +37,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from urdf_state_py.node.ros_env import ensure_loopback
+from urdf_state_py.node.process.loopback import ensure_loopback
 from ..xacro_args import load_model_file_with_args
 
 PACKAGE = 'urdf_state_py'

@@ -26,8 +26,8 @@ from std_msgs.msg import String
 
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers import load_model
-from urdf_state_py.node.ros_env import ensure_loopback
-from urdf_state_py.node.spin import spin_until_shutdown
+from urdf_state_py.node.process.loopback import ensure_loopback
+from urdf_state_py.node.process.spin import spin_until_shutdown
 from .sweep_plan import SweepPlan
 from ..xacro_args import load_model_file_with_args
 

@@ -27,8 +27,8 @@ from rclpy.utilities import remove_ros_args
 from tf2_msgs.msg import TFMessage
 
 from .frame_tree import FrameTree
-from urdf_state_py.node.ros_env import ensure_loopback
-from urdf_state_py.node.spin import spin_until_shutdown
+from urdf_state_py.node.process.loopback import ensure_loopback
+from urdf_state_py.node.process.spin import spin_until_shutdown
 from .tf_screen import RateMeter, Screen, Stats, render, summary
 from ..xacro_args import load_model_file_with_args
 

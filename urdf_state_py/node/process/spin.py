@@ -105,7 +105,7 @@ def spin_until_shutdown(make_node: Callable[[], Node], *, args: Sequence[str] | 
     ``make_node`` and ``executor`` are factories called after ``rclpy.init``
     (both need a live context); a Ctrl-C while a node parses a large
     description cancels the parse (see
-    :func:`~urdf_state_py.node.shutdown_signals.on_shutdown_signal`) and ends
+    :func:`~urdf_state_py.node.process.shutdown_signals.on_shutdown_signal`) and ends
     as quietly as one while it spins. ``step`` runs before every spin and
     returns how long that spin may last, or None to stop (the viewer redraws
     there); a spin returns after one callback or at the end of that time.

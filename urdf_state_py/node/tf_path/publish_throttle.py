@@ -1,6 +1,6 @@
 """robot_state_publisher's rate limit for turning JointStates into /tf, on its own.
 
-Kept apart from the merger (:mod:`.joint_states`) because it is the one piece of
+Kept apart from the merger (:mod:`.joint_state_merger`) because it is the one piece of
 upstream behaviour that the native loop reimplements (``_native/plan.c``,
 ``PublishThrottle.check_quiet``): this module is its specification.
 """

@@ -1,5 +1,5 @@
 /* The JointState CDR decoder of the native loop: the same checks, verdicts and
- * error texts as urdf_state_py/node/joint_state_cdr.py (test_native_decoder.py
+ * error texts as urdf_state_py/node/tf_path/joint_state_cdr.py (test_native_decoder.py
  * runs that module's fuzz against both). Every byte is hostile: each count and
  * length is checked against the payload before use, all offset arithmetic is
  * done in uint64_t on values bounded by the payload size, nothing is allocated.

@@ -31,7 +31,7 @@ from .joint_state_cdr import JointStateReader, MalformedJointState
 
 __all__ = ['NativeJointStateReader', 'NativeStatus', 'joint_state_reader', 'loadable', 'status']
 
-_MODULE = 'urdf_state_py.node._urdf_state_native'
+_MODULE = 'urdf_state_py.node.tf_path._urdf_state_native'
 _OFF = ('off', '0', 'false', 'no')
 
 

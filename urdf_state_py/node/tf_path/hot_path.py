@@ -51,8 +51,8 @@ from contextlib import ExitStack
 
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 
-from .health import LogThrottle
-from .threads import join_thread
+from ..health import LogThrottle
+from ..process.threads import join_thread
 
 __all__ = ['HotPath', 'MessageErrors', 'hot_path_requested', 'unavailable_reason']
 

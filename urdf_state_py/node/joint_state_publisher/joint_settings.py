@@ -28,7 +28,7 @@ import numpy as np
 from urdf_state_py.core.joint_overrides import (DEPENDENT_FIELDS, apply_overrides,
                                                 dependent_joints_from, zero_problem)
 from urdf_state_py.core.model import Model
-from .params import declare
+from ..params import declare
 
 __all__ = ['JointSettings', 'declare_joint_parameters', 'integrate_problem', 'integrated_joints',
            'is_joint_parameter']

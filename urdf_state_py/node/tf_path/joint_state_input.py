@@ -36,8 +36,8 @@ from rclpy.qos import qos_profile_sensor_data
 from rclpy.qos_overriding_options import QoSOverridingOptions
 from sensor_msgs.msg import JointState
 
-from .guards import INTERNAL_ERROR, CallbackGuard
-from .health import Health
+from ..guards import INTERNAL_ERROR, CallbackGuard
+from ..health import Health
 from .hot_path import HotPath, MessageErrors, hot_path_requested
 from .joint_state_cdr import MalformedJointState
 from .native import joint_state_reader, status as native_status

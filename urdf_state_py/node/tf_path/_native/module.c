@@ -1,4 +1,4 @@
-/* Python binding of the native code (module urdf_state_py.node._urdf_state_native).
+/* Python binding of the native code (module urdf_state_py.node.tf_path._urdf_state_native).
  * decode(): the native JointState decoder, for native.py and its tests.
  * floor_run(): the benchmark's C floor (floor.c).
  * Plan, Loop: the native JointState -> /tf loop (plan_py.c, loop_py.c).

@@ -1,6 +1,6 @@
 """SIGINT and SIGTERM end a node once, quietly: what ``ros2 launch`` and a terminal send.
 
-Used by :func:`urdf_state_py.node.spin.spin_until_shutdown` around a node's
+Used by :func:`urdf_state_py.node.process.spin.spin_until_shutdown` around a node's
 whole life (rclpy init, building the node, spinning, clean-up).
 """
 

@@ -5,7 +5,7 @@ the node subscribes each listed topic instead of ``joint_states`` (as
 joint_state_publisher, which would otherwise read its own output), merges them
 by joint name with the rules of several publishers on one topic (newest value
 per joint, any subset per message), and publishes the merged state on
-``joint_states`` (see :mod:`.joint_state_output` for its contents).
+``joint_states`` (see :mod:`.output` for its contents).
 
 * Topics: each entry is resolved as the node resolves ``joint_states``; one
   listed twice is subscribed once, and ``joint_states`` itself (the output) is
@@ -35,11 +35,11 @@ from rclpy.qos import qos_profile_sensor_data
 from rclpy.qos_overriding_options import QoSOverridingOptions
 from sensor_msgs.msg import JointState
 
-from .guards import INTERNAL_ERROR
+from ..guards import INTERNAL_ERROR
 from .joint_settings import integrated_joints
-from .joint_state_cdr import JointStateReader, MalformedJointState
-from .joint_state_output import JointStateOutput, SourceOwners, VelocityIntegrator
-from .hot_path import hot_path_requested
+from ..tf_path.joint_state_cdr import JointStateReader, MalformedJointState
+from .output import JointStateOutput, SourceOwners, VelocityIntegrator
+from ..tf_path.hot_path import hot_path_requested
 
 __all__ = ['SourceInput', 'source_topics']
 

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .joint_states import JointStateMerger, WarnOnce
+from .joint_state_merger import JointStateMerger, WarnOnce
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import JointType
 from .tf_publishing import MovingTransforms
