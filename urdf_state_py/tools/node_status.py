@@ -163,7 +163,7 @@ def _parameters(node, executor, target: str, timeout: float) -> dict[str, Any] |
     from rcl_interfaces.srv import GetParameters  # noqa: PLC0415
     from rclpy.parameter import parameter_value_to_python  # noqa: PLC0415
 
-    from ..node.spin import spin_until_done  # noqa: PLC0415
+    from ..node.process.spin import spin_until_done  # noqa: PLC0415
 
     names = ['robot_description', *SHOWN_PARAMETERS]
     client = node.create_client(GetParameters, f'{target}/get_parameters')
