@@ -210,7 +210,7 @@ setup_distro() {
 # under URDF_STATE_NATIVE=off (that switches the node only; the C floor and the
 # native tests still load it).
 native_for_this_venv() {
-  "$VENV/bin/python" -c 'import sys; from urdf_state_py.node import native
+  "$VENV/bin/python" -c 'import sys; from urdf_state_py.node.tf_path import native
 sys.exit("not used" in native.loadable().reason)' >/dev/null 2>&1 && return
   log "building the native extension for ${VENV#"$ROOT/"}"
   (cd "$ROOT" && "$VENV/bin/python" setup.py -q build_ext --inplace --force \
