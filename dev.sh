@@ -10,9 +10,9 @@
 # URDF_STATE_DISTRO=jazzy|kilted picks the ROS 2 wheels (default jazzy, the LTS).
 #
 # Without a sourced ROS 2 distro, .venv/<distro> gets that distro's ROS 2 wheels
-# from PyPI (pinned in requirements/ros-<distro>.txt) plus a tf2_msgs built from
-# ros_interfaces/ against them; each distro keeps its own venv, so switching is
-# instant after its first set-up. With a sourced distro (ROS_DISTRO set and
+# from PyPI (pinned in requirements/ros-<distro>.txt) plus tf2_msgs and
+# composition_interfaces built from ros_interfaces/ against them; each distro
+# keeps its own venv, so switching is instant after its first set-up. With a sourced distro (ROS_DISTRO set and
 # `import rclpy, tf2_msgs` works) the distro is used and only missing pure-Python
 # extras go into .venv/ros-$ROS_DISTRO (--system-site-packages); there
 # URDF_STATE_DISTRO, if set, must name the sourced distro.
@@ -66,7 +66,7 @@ package_hash() {
 
 interfaces_hash() {
   (
-    cd "$ROOT/ros_interfaces/tf2_msgs"
+    cd "$ROOT/ros_interfaces"
     find . -type f | LC_ALL=C sort | xargs cat
     printf '%s\n' "$1"   # rebuild when the wheels change
   ) | hash_str
@@ -99,7 +99,7 @@ ensure_venv() {
     local ver
     ver="$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
     [[ "$ver" == 3.11 ]] || log "warning: $py is Python $ver; the ROS 2 ${mode#wheels-} wheels target 3.11"
-    log "setting up ${VENV#"$ROOT/"} (first run, ~1-2 min): ROS 2 ${mode#wheels-} wheels from PyPI + tf2_msgs build"
+    log "setting up ${VENV#"$ROOT/"} (first run, ~1-2 min): ROS 2 ${mode#wheels-} wheels from PyPI + interface builds"
     "$py" -m venv "$VENV"
   fi
   stamp_set mode "$mode"
@@ -143,10 +143,13 @@ ensure_build_tools() {
     || die "please install cmake, g++ and make"
 }
 
-build_tf2_msgs() {
-  local src="$ROOT/ros_interfaces/tf2_msgs" bld="$VENV/build/tf2_msgs"
+# The interface packages PyPI lacks (ros_interfaces/, see its README), built in this order.
+INTERFACES=(tf2_msgs composition_interfaces)
+
+build_interface() {
+  local name="$1" src="$ROOT/ros_interfaces/$1" bld="$VENV/build/$1"
   ensure_build_tools
-  log "building tf2_msgs (ros_interfaces/tf2_msgs) into ${VENV#"$ROOT/"}"
+  log "building $name (ros_interfaces/$name) into ${VENV#"$ROOT/"}"
   rm -rf "$bld"; mkdir -p "$bld"
   if ! (cd "$bld" && AMENT_PREFIX_PATH="$VENV" CMAKE_PREFIX_PATH="$VENV" \
           cmake "$src" -DCMAKE_INSTALL_PREFIX="$VENV" -DPython3_EXECUTABLE="$VENV/bin/python" \
@@ -154,7 +157,7 @@ build_tf2_msgs() {
         && AMENT_PREFIX_PATH="$VENV" CMAKE_PREFIX_PATH="$VENV" \
           make -j"$(nproc 2>/dev/null || echo 2)" install >"$bld/make.log" 2>&1); then
     tail -n 30 "$bld/cmake.log" "$bld/make.log" >&2 2>/dev/null || true
-    die "tf2_msgs build failed (logs: $bld/cmake.log, $bld/make.log)"
+    die "$name build failed (logs: $bld/cmake.log, $bld/make.log)"
   fi
 }
 
@@ -171,11 +174,13 @@ setup_wheels() {
   fi
   rewrite_cmake_paths
   local ih; ih="$(interfaces_hash "$h")"
-  if ! stamp_ok tf2_msgs "$ih"; then
-    build_tf2_msgs
-    "$VENV/bin/python" -c 'from tf2_msgs.msg import TFMessage' \
-      || die "tf2_msgs was built but cannot be imported"
-    stamp_set tf2_msgs "$ih"
+  if ! stamp_ok interfaces "$ih"; then
+    local name
+    for name in "${INTERFACES[@]}"; do build_interface "$name"; done
+    "$VENV/bin/python" -c 'from tf2_msgs.msg import TFMessage
+from composition_interfaces.srv import LoadNode' \
+      || die "the interface packages were built but cannot be imported"
+    stamp_set interfaces "$ih"
   fi
 }
 

@@ -105,6 +105,8 @@ setup(
     name=package_name,
     version='0.1.0',
     packages=find_packages(exclude=['test', 'test.*']),
+    # the container's Fast DDS profile (node/process/middleware_memory.py)
+    package_data={'urdf_state_py.node.process': ['container_fastdds.xml']},
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
         (share, ['package.xml']),
@@ -123,6 +125,7 @@ setup(
     entry_points={
         'console_scripts': [
             'urdf_state = urdf_state_py.node.state_publisher:main',
+            'urdf_state_container = urdf_state_py.node.process.container:main',
             'urdf_state_demo = urdf_state_py.tools.demo:main',
             'urdf_state_bench = urdf_state_py.tools.bench:main',
             'urdf_state_check = urdf_state_py.tools.cli:main',

@@ -290,7 +290,7 @@ class Model:
 
     # -- MoveIt-like introspection --------------------------------------------
 
-    @property
+    @cached_property
     def movable_joint_names(self) -> tuple[str, ...]:
         """Every non-fixed joint, mimic ones included."""
         return tuple(j.name for j in self.joints if j.is_movable)

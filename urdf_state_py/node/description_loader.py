@@ -8,13 +8,15 @@
   restricted policy (:mod:`urdf_state_py.core.parsers.xacro_sandbox`) unless
   the operator set ``description.runtime_xacro: full`` at launch.
 * **Isolation and limits**: every parse runs in a parser process
-  (:class:`~urdf_state_py.core.parsers.isolated.IsolatedParser`) killed after
+  (:class:`~urdf_state_py.core.parsers.isolated.IsolatedParser`, one of the
+  process's :class:`~urdf_state_py.core.parsers.parser_pool.ParserPool`) killed after
   ``description.timeout`` s, limited to ``description.max_memory_mb``, with the
   description and its expansion limited to ``description.max_bytes``.
 * **Threads**: nothing here runs on the executor that publishes TF. A
   SetParameters is processed on the parameter services' own thread (see
   :mod:`.param_services`); a description from the topic is loaded on this
-  module's loader thread (the latest one wins when several arrive meanwhile).
+  module's loader thread (the latest one wins when several arrive meanwhile),
+  which exists only while there is one to load.
 * **One place for rejections**: :meth:`DescriptionLoader.rejected` logs and
   counts every refused description by kind.
 """
@@ -33,7 +35,8 @@ from typing import Any
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Model
-from urdf_state_py.core.parsers.isolated import IsolatedParser, ParseLimits
+from urdf_state_py.core.parsers.isolated import ParseLimits
+from urdf_state_py.core.parsers.parser_pool import ParserPool
 from urdf_state_py.core.parsers.xacro_sandbox import POLICIES, RESTRICTED, TRUSTED
 from .tf_path.fast_path import FastPath
 from .tf_path.joint_state_merger import JointStateMerger, WarnOnce
@@ -117,13 +120,15 @@ class Loaded:
 class DescriptionLoader:
     """Builds :class:`Loaded` states in a parser process; logs and counts rejections."""
 
-    def __init__(self, registry: Any, settings: Mapping[str, Any], logger: Any) -> None:
+    def __init__(self, registry: Any, settings: Mapping[str, Any], logger: Any,
+                 parsers: ParserPool) -> None:
+        """``parsers``: the process's parser processes (shared with its other robots)."""
         self._registry = registry
         self.runtime_policy: str = settings['description.runtime_xacro']
         self.limits = ParseLimits(timeout_s=settings['description.timeout'],
                                   max_memory_mb=settings['description.max_memory_mb'],
                                   max_bytes=settings['description.max_bytes'])
-        self._parser = IsolatedParser([type(p) for p in registry], self.limits)
+        self._parser = parsers.client([type(p) for p in registry], self.limits)
         self._logger = logger
         #: kind -> count of rejected descriptions (see DescriptionError.kind)
         self.rejections: collections.Counter[str] = collections.Counter()
@@ -131,15 +136,9 @@ class DescriptionLoader:
         #: Called with (kind, reason) after each rejection (e.g. by diagnostics).
         self.on_rejected: Callable[[str, str], None] | None = None
         self._pending: Callable[[], None] | None = None
-        self._wake = threading.Condition()
+        self._jobs = threading.Lock()   # guards _pending, _thread, _closed
         self._closed = False
         self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        """Start the loader thread (apart from the constructor: the owner holds this first)."""
-        self._thread = threading.Thread(target=self._run, name='description_loader',
-                                        daemon=True)
-        self._thread.start()
 
     def policy(self, source: Source) -> str:
         """The xacro policy ``source`` is expanded under."""
@@ -185,15 +184,21 @@ class DescriptionLoader:
                       fixed=kin.fixed_transforms(), moving=moving, clamp_warned=warned,
                       fast=FastPath(merger, kin, moving, warned), parsed=parsed)
 
-    def rejected(self, origin: str, error: DescriptionError, keeping: bool) -> str:
-        """The one place a description is refused: log it, count it; returns the reason."""
+    def rejected(self, origin: str, error: DescriptionError, keeping: bool,
+                 waiting: bool = True) -> str:
+        """The one place a description is refused: log it, count it; returns the reason.
+
+        ``keeping``: a previous model stays in effect; else ``waiting``: the node waits
+        for a valid one (False: the node is not built, see UrdfStateNode's require_model).
+        """
         reason = str(error)
         kind = getattr(error, 'kind', 'invalid')
         self.rejections[kind] += 1
         self.last_rejection = reason
-        self._logger.error(f'Failed to parse robot description from {origin}: {reason} ('
-                           + ('keeping the previous model)' if keeping
-                              else 'waiting for a valid one)'))
+        after = 'keeping the previous model' if keeping else \
+            'waiting for a valid one' if waiting else 'the node is not loaded'
+        self._logger.error(f'Failed to parse robot description from {origin}: {reason} '
+                           f'({after})')
         if self.on_rejected is not None:
             self.on_rejected(kind, reason)
         return reason
@@ -218,19 +223,25 @@ class DescriptionLoader:
     # -- the loader thread (descriptions from the topic) ---------------------------
 
     def submit(self, job: Callable[[], None]) -> None:
-        """Run ``job`` on the loader thread; a job still waiting is replaced (latest wins)."""
-        with self._wake:
+        """Run ``job`` on the loader thread (started if none runs); a job still waiting is
+        replaced (latest wins)."""
+        with self._jobs:
+            if self._closed:
+                return
             self._pending = job
-            self._wake.notify()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name='description_loader',
+                                                daemon=True)
+                self._thread.start()
 
     def _run(self) -> None:
+        """Run the waiting jobs, then end: no thread stays while nothing is to be loaded."""
         while True:
-            with self._wake:
-                while self._pending is None and not self._closed:
-                    self._wake.wait()
-                if self._closed:
-                    return
+            with self._jobs:
                 job, self._pending = self._pending, None
+                if job is None or self._closed:
+                    self._thread = None
+                    return
             try:
                 job()
             except Exception as exc:  # noqa: BLE001 (the thread must survive any job)
@@ -242,12 +253,12 @@ class DescriptionLoader:
         self._parser.stop()
 
     def close(self) -> None:
-        """Stop the loader thread and the parser process."""
-        with self._wake:
+        """Refuse later jobs, end the parse in progress and wait for the loader thread."""
+        with self._jobs:
             self._closed = True
-            self._wake.notify()
+            thread = self._thread
         self._parser.close()
-        join_thread(self._thread, timeout=5.0)
+        join_thread(thread, timeout=5.0)
 
 
 def _collect_and_trim() -> None:

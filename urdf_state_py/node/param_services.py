@@ -20,6 +20,10 @@ The services act on the main node's parameters, so ``ros2 param`` works
 unchanged; whatever executor spins the main node (EventsExecutor,
 single-threaded) never waits for a parse.
 
+In a container (``own_thread=False``) the process spins every robot on one
+multi-threaded executor: there the six services stay on the robot's node, in
+the same two callback groups, and no helper node or thread is added per robot.
+
 rclpy's callbacks trust the request: a SetParameters whose value names no
 parameter type (``type: 99``, well-formed CDR) raises ValueError in
 ``Parameter.from_parameter_msg``, out of the executor, and the caller got no
@@ -90,23 +94,30 @@ class _ServiceHost:
 
 
 class ParameterServices:
-    """Serves ``node``'s parameters from a helper node on its own executor thread."""
+    """Serves ``node``'s parameters: from a helper node on its own executor thread
+    (``own_thread``), else from the node itself on the process's executor."""
 
-    def __init__(self, node: Node, guard: CallbackGuard) -> None:
+    def __init__(self, node: Node, guard: CallbackGuard, *, own_thread: bool = True) -> None:
         self._host = Node(f'_{node.get_name()}_parameters', namespace=node.get_namespace(),
                           context=node.context, start_parameter_services=False,
-                          use_global_arguments=False, enable_rosout=False)
-        self._proxy = _ServiceHost(node, self._host, guard)   # ParameterService keeps a weakref
+                          use_global_arguments=False, enable_rosout=False) \
+            if own_thread else None
+        self._proxy = _ServiceHost(node, self._host or node, guard)  # ParameterService: weakref
         self._service = ParameterService(self._proxy)
         self._context = node.context
         self._guard = guard
         self._closing = False
-        self._executor = MultiThreadedExecutor(num_threads=_THREADS, context=node.context)
-        self._executor.add_node(self._host)
+        self._executor = None
+        if self._host is not None:
+            self._executor = MultiThreadedExecutor(num_threads=_THREADS, context=node.context)
+            self._executor.add_node(self._host)
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        """Start serving (apart from the constructor: the owner holds this before it runs)."""
+        """Start serving (apart from the constructor: the owner holds this before it runs;
+        on the process's executor: nothing to start)."""
+        if self._executor is None:
+            return
         self._thread = threading.Thread(target=self._spin, name='parameter_services',
                                         daemon=True)
         self._thread.start()
@@ -124,8 +135,11 @@ class ParameterServices:
                                        f'{type(exc).__name__}: {exc}')
 
     def close(self) -> None:
-        """Stop serving (waits briefly for a running callback) and destroy the helper."""
+        """Stop serving (waits briefly for a running callback) and destroy the helper (on
+        the node itself, the services go with the node)."""
         self._closing = True
+        if self._executor is None:
+            return
         self._executor.shutdown(timeout_sec=1.0)
         join_thread(self._thread, timeout=2.0)
         self._host.destroy_node()

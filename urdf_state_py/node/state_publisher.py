@@ -49,6 +49,7 @@ from .joint_state_publisher.joint_settings import declare_joint_parameters, is_j
 from .tf_path.joint_state_input import JointStateInput
 from .param_services import ParameterServices
 from .params import PARAMETERS, declare_spec, node_parameters
+from .process.runtime import Runtime
 from .qos import DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, quiet_publisher_events
 from .process.shutdown_signals import on_shutdown_signal, shutdown_requested
 from .joint_state_publisher.sources import SourceInput, source_topics
@@ -73,14 +74,23 @@ class UrdfStateNode(Node):
     """robot_state_publisher's interface in Python; ``**kwargs`` go to :class:`rclpy.node.Node`."""
 
     def __init__(self, node_name: str = NODE_NAME, *, registry=None,
-                 hot_path: bool | None = None, **kwargs) -> None:
+                 hot_path: bool | None = None, runtime: Runtime | None = None,
+                 trusted_start: bool = True, require_model: bool = False, **kwargs) -> None:
         """``hot_path``: serve joint_states from a thread of its own (None: as
-        ``URDF_STATE_HOT_PATH`` says, default on where rclpy allows; see hot_path)."""
+        ``URDF_STATE_HOT_PATH`` says, default on where rclpy allows; see hot_path).
+
+        ``runtime``: what the process's robots share (None: this node's own, closed with
+        it). ``trusted_start``: the start-up description is the operator's (all of xacro)
+        rather than a run-time one. ``require_model``: an invalid start-up description
+        raises :class:`DescriptionError` (the node is destroyed) instead of waiting.
+        """
         # The parameter services run on a thread of their own (see param_services).
         serve_parameters = kwargs.pop('start_parameter_services', True)
         super().__init__(node_name, start_parameter_services=False, **kwargs)
+        self._runtime = runtime if runtime is not None else Runtime()
+        self._owns_runtime = runtime is None
         try:
-            self._set_up(registry, hot_path, serve_parameters)
+            self._set_up(registry, hot_path, serve_parameters, trusted_start, require_model)
         except BaseException:
             # A failure (rclpy's own signal handler may have shut the context down
             # under us): nobody gets this node to destroy, and a thread of it left
@@ -89,7 +99,8 @@ class UrdfStateNode(Node):
             self.destroy_node()
             raise
 
-    def _set_up(self, registry, hot_path: bool | None, serve_parameters: bool) -> None:
+    def _set_up(self, registry, hot_path: bool | None, serve_parameters: bool,
+                trusted_start: bool, require_model: bool) -> None:
         """Everything after rclpy's Node: parameters, topics, threads, the start-up model."""
         self._registry = registry if registry is not None else _parsers.default_registry()
         self._lock = threading.RLock()
@@ -113,10 +124,10 @@ class UrdfStateNode(Node):
             f'{p.name}.{o.name}': (p.name, o.name) for p in self._registry for o in p.options}
         cfg['joint_settings'] = declare_joint_parameters(self)   # zeros.*, dependent_joints.*
         self._cfg = cfg
-        self._loader = DescriptionLoader(self._registry, cfg, self.get_logger())
+        self._loader = DescriptionLoader(self._registry, cfg, self.get_logger(),
+                                         self._runtime.parsers)
         self._loader.on_rejected = lambda kind, reason: self._health.reject_description(
             kind, f'robot_description: {reason}', self._now_ns())
-        self._loader.start()
 
         # -- topics ------------------------------------------------------------
         events = quiet_publisher_events()
@@ -154,14 +165,15 @@ class UrdfStateNode(Node):
                 self._guard.wrap(self._description_topic(), self._on_description_raw),
                 DESCRIPTION_QOS, raw=True)
         self._diagnostics = DiagnosticsPublisher(
-            self, self._health, self._guard, self._now_ns, events,
+            self, self._health, self._guard, self._runtime.ticker, self._now_ns, events,
             view=self._status_view,
             stale_after_s=lambda: self._cfg['diagnostics.stale_after'])
         self._diagnostics.start()
         self._defaults_timer = None
         self._update_defaults_timer()
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        self._parameter_services = ParameterServices(self, self._guard) \
+        self._parameter_services = ParameterServices(
+            self, self._guard, own_thread=not self._runtime.shared_executor) \
             if serve_parameters else None
         if self._parameter_services is not None:
             self._parameter_services.start()
@@ -178,12 +190,15 @@ class UrdfStateNode(Node):
         else:
             # Ctrl-C while it parses (a large description takes seconds) ends the parse.
             with self._lock, on_shutdown_signal(self._loader.cancel):
-                self._source = Source(cfg['robot_description'], trusted=True)
+                self._source = Source(cfg['robot_description'], trusted=trusted_start)
                 try:
                     self._install(self._build(self._source, cfg))
                 except DescriptionError as err:
                     if not shutdown_requested():
-                        self._loader.rejected('the start-up parameter', err, keeping=False)
+                        self._loader.rejected('the start-up parameter', err,
+                                              keeping=False, waiting=not require_model)
+                    if require_model:
+                        raise
         self._input.start()
         if self._sources is not None:
             self._sources.start(cfg['rate'])
@@ -205,6 +220,8 @@ class UrdfStateNode(Node):
         if services is not None:
             services.close()
         super().destroy_node()
+        if self._owns_runtime:
+            self._runtime.close()
 
     # -- public helpers -----------------------------------------------------------
 

@@ -41,7 +41,7 @@ from ..model import Model
 from ..model_codec import model_from_data, model_to_data
 from .xacro_sandbox import TRUSTED
 
-__all__ = ['IsolatedParser', 'ParseLimits', 'ParseResult']
+__all__ = ['IsolatedParser', 'ParseLimits', 'ParseResult', 'STOPPED']
 
 _HEADER = struct.Struct('>Q')
 #: Longest a new worker may take to start (imports on a cold, busy machine).
@@ -49,7 +49,7 @@ _START_TIMEOUT_S = 60.0
 #: A worker that handled more than this (input or output) is replaced afterwards.
 RECYCLE_BYTES = 1 << 20
 #: Why a parse ended when close() or stop() ended it.
-_STOPPED = 'parsing stopped: the parser was closed (shutting down)'
+STOPPED = 'parsing stopped: the parser was closed (shutting down)'
 
 
 @dataclass(frozen=True)
@@ -97,13 +97,13 @@ class IsolatedParser:
                           'max_bytes': limits.max_bytes}, data)
         with self._lock:
             if self._stopped:
-                raise DescriptionError(_STOPPED, kind='internal')
+                raise DescriptionError(STOPPED, kind='internal')
             self._closing = False
             try:
                 reply = self._exchange(request, limits.timeout_s)
             except DescriptionError:
                 if self._closing or self._stopped:
-                    raise DescriptionError(_STOPPED, kind='internal') from None
+                    raise DescriptionError(STOPPED, kind='internal') from None
                 raise
             # Replaced after a large parse (memory back to the system) and after a
             # trusted one (whatever its code did to the process, a restricted parse
@@ -124,6 +124,12 @@ class IsolatedParser:
                 raise
             raise DescriptionError(f'malformed reply from the parser process ({exc!r})',
                                    kind='internal') from None
+
+    @property
+    def alive(self) -> bool:
+        """Whether the worker process is running (it starts with the first parse)."""
+        worker = self._worker
+        return worker is not None and worker.poll() is None
 
     def close(self) -> None:
         """Stop the worker now, also in the middle of a parse (which then fails).
@@ -191,7 +197,7 @@ class IsolatedParser:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             env=env, close_fds=True)
         if self._stopped:   # stop() came while the worker started: it found none to kill
-            raise DescriptionError(_STOPPED, kind='internal')
+            raise DescriptionError(STOPPED, kind='internal')
         # Ready once its imports are done (an empty frame), so they are not parse time.
         try:
             _read(self._worker.stdout, _HEADER.size, time.monotonic() + _START_TIMEOUT_S)

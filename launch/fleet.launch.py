@@ -1,0 +1,84 @@
+"""Launch many robots' state publishers in one process: a urdf_state_container and its fleet.
+
+    ros2 launch urdf_state_py fleet.launch.py fleet:=/path/fleet.yaml
+
+Arguments:
+  fleet         the fleet file: one entry per robot (namespace, model, xacro_args,
+                frame_prefix -- default "<namespace>/" --, parameters); see
+                config/fleet.example.yaml and urdf_state_py/tools/fleet.py
+  container     name of the container node (default urdf_state_container)
+  trusted       false (default): each model is read and expanded here, by this
+                launch process, and the container gets plain URDF over LoadNode,
+                which it keeps untrusted (load_node.trusted: false); true: the
+                model files go as they are, expanded by the container with all of
+                xacro (a later xacro.args change re-expands them), and the
+                container trusts every LoadNode (anyone on the DDS domain could
+                then load a description that runs code: see docs/security.md)
+  use_sim_time  use /clock in every robot
+
+Each robot is an ``urdf_state_py::UrdfState`` component: the same node, parameters,
+topics and QoS as ``ros2 run urdf_state_py urdf_state``, under its namespace
+(``/<namespace>/joint_states``, ``/<namespace>/urdf_state``); /tf and /tf_static are
+shared and the frames told apart by frame_prefix. The fleet file is read and
+checked when the launch starts, and every mistake names the robot and the key.
+"""
+
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch_ros.actions import ComposableNodeContainer
+from launch_ros.descriptions import ComposableNode
+from launch_ros.parameter_descriptions import ParameterValue
+from launch_ros.substitutions import FindPackageShare
+
+from urdf_state_py.tools.fleet import component_parameters, read_fleet
+
+PACKAGE = 'urdf_state_py'
+PLUGIN = 'urdf_state_py::UrdfState'
+
+ARGUMENTS = {
+    'fleet': (PathJoinSubstitution([FindPackageShare(PACKAGE), 'config', 'fleet.example.yaml']),
+              'fleet file: the robots of the container'),
+    'container': ('urdf_state_container', 'name of the container node'),
+    'trusted': ('false', 'true: the container expands the models with all of xacro and '
+                         'trusts every LoadNode'),
+    'use_sim_time': ('false', 'use simulation (/clock) time'),
+}
+
+
+def _as_bool(name: str, text: str) -> bool:
+    value = text.strip().lower()
+    if value in ('true', '1', 'yes', 'on'):
+        return True
+    if value in ('false', '0', 'no', 'off', ''):
+        return False
+    raise ValueError(f"{name} must be true or false, not '{text}'")
+
+
+def _launch_fleet(context, *args, **kwargs):
+    trusted = _as_bool('trusted', LaunchConfiguration('trusted').perform(context))
+    sim_time = _as_bool('use_sim_time', LaunchConfiguration('use_sim_time').perform(context))
+    robots = read_fleet(LaunchConfiguration('fleet').perform(context))
+    components = []
+    for robot in robots:
+        parameters = component_parameters(robot, trusted)
+        # ParameterValue(value_type=str): the text stays a string whatever it looks like.
+        for text in ('robot_description', 'frame_prefix', 'xacro.base_dir'):
+            if text in parameters:
+                parameters[text] = ParameterValue(parameters[text], value_type=str)
+        parameters['use_sim_time'] = sim_time
+        components.append(ComposableNode(package=PACKAGE, plugin=PLUGIN, name='urdf_state',
+                                         namespace=robot.namespace, parameters=[parameters]))
+    return [ComposableNodeContainer(
+        package=PACKAGE, executable='urdf_state_container', namespace='',
+        name=LaunchConfiguration('container').perform(context), output='screen',
+        parameters=[{'load_node.trusted': trusted,
+                     'load_node.max_robots': max(64, len(robots))}],
+        composable_node_descriptions=components)]
+
+
+def generate_launch_description():
+    return LaunchDescription(
+        [DeclareLaunchArgument(name, default_value=default, description=text)
+         for name, (default, text) in ARGUMENTS.items()]
+        + [OpaqueFunction(function=_launch_fleet)])

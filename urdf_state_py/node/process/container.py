@@ -1,0 +1,233 @@
+"""``urdf_state_container``: many robots' state publishers in one process, loaded as components.
+
+rclpy has no component container, so no Python node can be composed with
+``ros2 component load`` or launch_ros' ``ComposableNodeContainer``. This node
+serves the standard composition services of ``composition_interfaces``, as
+rclcpp_components' ComponentManager does (``~/_container/load_node``,
+``~/_container/unload_node``, ``~/_container/list_nodes``), for one plugin:
+``urdf_state_py::UrdfState``, the standalone ``urdf_state`` node itself. Each
+loaded robot is a :class:`~urdf_state_py.node.state_publisher.UrdfStateNode`
+with its own name, namespace, parameters and topics; what can be shared per
+process is (:class:`~.runtime.Runtime`): the parser processes, the 1 Hz
+diagnostics thread and the executor, which serves every robot's parameter
+services from its threads (``thread_num``).
+
+LoadNode and UnloadNode run one at a time (one callback group); ListNodes
+answers at once, also while a robot loads. A LoadNode that cannot be honoured
+is answered ``success: false`` with the reason (see :mod:`.load_request`), and
+leaves nothing loaded: an invalid start-up ``robot_description`` is refused with
+the parser's message; an empty one loads and waits, as the standalone node does.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import rclpy
+from composition_interfaces.srv import ListNodes, LoadNode, UnloadNode
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, qos_profile_services_default
+
+from urdf_state_py.core import parsers as _parsers
+from urdf_state_py.core.errors import DescriptionError
+from urdf_state_py.core.parsers.parser_pool import ParserPool
+from ..description_loader import LOADER_PARAMETERS
+from ..guards import CallbackGuard
+from ..health import Health
+from ..params import ParamSpec, declare_spec, node_parameters
+from ..state_publisher import NODE_NAME, UrdfStateNode
+from .address_space import limit_address_space
+from .load_request import IGNORED_EXTRA_ARGUMENTS, PLUGIN, LoadRefused, robot_options
+from .middleware_memory import lean_endpoints
+from .runtime import Runtime
+from .spin import spin_until_shutdown
+
+__all__ = ['CONTAINER_NAME', 'CONTAINER_PARAMETERS', 'UrdfStateContainer', 'main']
+
+CONTAINER_NAME = 'urdf_state_container'
+#: Parses running at once in the container's parser processes (see ParserPool).
+PARSES_AT_ONCE = 2
+
+CONTAINER_PARAMETERS = (
+    ParamSpec('load_node.trusted', False,
+              'A description that comes with a LoadNode request is the operator\'s (all of '
+              'xacro, and the request may set description.* and xacro file roots); false: '
+              'a run-time description, as one set with ros2 param set (read-only)',
+              read_only=True),
+    ParamSpec('load_node.max_robots', 64,
+              'Most robots loaded at once; a LoadNode beyond it is refused (read-only)',
+              read_only=True, bounds=(1, 10_000)),
+    ParamSpec('thread_num', 4,
+              'Executor threads serving the robots\' parameter services and the container\'s '
+              '(read-only)', read_only=True, bounds=(2, 64)),
+)
+
+
+class UrdfStateContainer(Node):
+    """The component container node (see the module docstring)."""
+
+    def __init__(self, node_name: str = CONTAINER_NAME, **kwargs: Any) -> None:
+        super().__init__(node_name, **kwargs)
+        settings = {spec.name: declare_spec(self, spec) for spec in CONTAINER_PARAMETERS}
+        self.trusted: bool = settings['load_node.trusted']
+        self.max_robots: int = settings['load_node.max_robots']
+        self.thread_num: int = settings['thread_num']
+        self.runtime = Runtime(parsers=ParserPool(size=PARSES_AT_ONCE), shared_executor=True)
+        self._registry = _parsers.default_registry()
+        self._specs = node_parameters(self._registry, LOADER_PARAMETERS)
+        self._robots: dict[int, UrdfStateNode] = {}
+        self._robots_lock = threading.Lock()   # ListNodes reads while a load runs
+        self._next_id = 1
+        self._guard = CallbackGuard(self.get_logger, Health(),
+                                    lambda: self.get_clock().now().nanoseconds)
+        loading = MutuallyExclusiveCallbackGroup()
+        queue = QoSProfile(depth=200, reliability=qos_profile_services_default.reliability,
+                           durability=qos_profile_services_default.durability)
+        self.create_service(LoadNode, '~/_container/load_node', self._answer(self._on_load),
+                            qos_profile=queue, callback_group=loading)
+        self.create_service(UnloadNode, '~/_container/unload_node',
+                            self._answer(self._on_unload), qos_profile=queue,
+                            callback_group=loading)
+        self.create_service(ListNodes, '~/_container/list_nodes', self._answer(self._on_list),
+                            callback_group=ReentrantCallbackGroup())
+        self.get_logger().info(
+            f"Component container for '{PLUGIN}': LoadNode "
+            + ('trusted (load_node.trusted: descriptions are the operator\'s)' if self.trusted
+               else 'not trusted (descriptions are run-time ones, see load_node.trusted)')
+            + f', at most {self.max_robots} robots')
+
+    # -- services ----------------------------------------------------------------------
+
+    def _answer(self, handler):
+        """``handler`` answering whatever it raises with ``success: false`` and the reason:
+        a request from the network must never end the container."""
+        def serve(request: Any, response: Any) -> Any:
+            try:
+                return handler(request, response)
+            except Exception as err:  # noqa: BLE001 - see above
+                reason = f'internal error: {type(err).__name__}: {err}'
+                self._guard.report('_container', 'internal error', reason)
+                if hasattr(response, 'success'):
+                    response.success = False
+                    response.error_message = reason
+                return response
+        return serve
+
+    def _on_load(self, request: LoadNode.Request, response: LoadNode.Response):
+        try:
+            robot = self._load(request)
+        except LoadRefused as refused:
+            self.get_logger().error(f'LoadNode refused: {refused}')
+            response.success, response.error_message = False, str(refused)
+            return response
+        unique_id, node = robot
+        response.success = True
+        response.full_node_name = node.get_fully_qualified_name()
+        response.unique_id = unique_id
+        return response
+
+    def _load(self, request: LoadNode.Request) -> tuple[int, UrdfStateNode]:
+        with self._robots_lock:
+            if len(self._robots) >= self.max_robots:
+                raise LoadRefused(f'{len(self._robots)} robots are loaded, the most this '
+                                  f'container takes (load_node.max_robots={self.max_robots})')
+        options = robot_options(request, self._specs, trusted=self.trusted,
+                                default_name=NODE_NAME)
+        try:
+            node = UrdfStateNode(
+                options.node_name, namespace=options.namespace, context=self.context,
+                cli_args=options.cli_args, parameter_overrides=options.parameters,
+                registry=self._registry, runtime=self.runtime, trusted_start=self.trusted,
+                require_model=True, **options.node_kwargs)
+        except DescriptionError as err:
+            raise LoadRefused(f'robot_description: {err}') from None
+        except Exception as err:  # noqa: BLE001 - an invalid name, namespace or remap rule
+            raise LoadRefused(f'{type(err).__name__}: {err}') from None
+        name = node.get_fully_qualified_name()
+        with self._robots_lock:
+            taken = next((i for i, n in self._robots.items()
+                          if n.get_fully_qualified_name() == name), None)
+            if taken is None:
+                unique_id, self._next_id = self._next_id, self._next_id + 1
+                self._robots[unique_id] = node
+        if taken is not None:
+            node.destroy_node()
+            raise LoadRefused(f"a node named '{name}' is loaded already (unique_id {taken})")
+        if options.log_level:
+            node.get_logger().set_level(options.log_level)
+        if options.ignored:
+            node.get_logger().info(f"extra arguments that mean nothing for this node: "
+                                   f"{', '.join(options.ignored)} (of "
+                                   f"{', '.join(IGNORED_EXTRA_ARGUMENTS)})")
+        self.executor.add_node(node)
+        self.get_logger().info(f"Loaded '{name}' (unique_id {unique_id})")
+        return unique_id, node
+
+    def _on_unload(self, request: UnloadNode.Request, response: UnloadNode.Response):
+        with self._robots_lock:
+            node = self._robots.pop(request.unique_id, None)
+        if node is None:
+            response.success = False
+            response.error_message = f'No node found with unique_id: {request.unique_id}'
+            self.get_logger().warning(response.error_message)
+            return response
+        name = node.get_fully_qualified_name()
+        self._remove(node)
+        self.get_logger().info(f"Unloaded '{name}' (unique_id {request.unique_id})")
+        response.success = True
+        return response
+
+    def _on_list(self, request: ListNodes.Request, response: ListNodes.Response):
+        with self._robots_lock:
+            robots = sorted(self._robots.items())
+        response.unique_ids = [unique_id for unique_id, _ in robots]
+        response.full_node_names = [node.get_fully_qualified_name() for _, node in robots]
+        return response
+
+    # -- robots ------------------------------------------------------------------------
+
+    @property
+    def robots(self) -> dict[int, UrdfStateNode]:
+        """The loaded robots by unique id (a copy)."""
+        with self._robots_lock:
+            return dict(self._robots)
+
+    def _remove(self, node: UrdfStateNode) -> None:
+        """Take ``node`` out of the executor, then destroy it (its threads, services, topics)."""
+        executor = self.executor
+        if executor is not None:
+            executor.remove_node(node)
+        node.destroy_node()
+
+    def destroy_node(self) -> None:
+        """Unload every robot (newest first), then the shared resources, then the container."""
+        self.runtime.stop_parsing()
+        with self._robots_lock:
+            robots = sorted(self._robots.items(), reverse=True)
+            self._robots.clear()
+        for _, node in robots:
+            self._remove(node)
+        self.runtime.close()
+        super().destroy_node()
+
+
+def main(args: list[str] | None = None) -> None:
+    """Entry point of ``ros2 run urdf_state_py urdf_state_container``."""
+    logger = rclpy.logging.get_logger(CONTAINER_NAME)
+    logger.info(lean_endpoints())
+    logger.info(limit_address_space()[1])
+    built: list[UrdfStateContainer] = []
+
+    def make_node() -> UrdfStateContainer:
+        built.append(UrdfStateContainer())
+        return built[0]
+
+    spin_until_shutdown(make_node, args=args,
+                        executor=lambda: MultiThreadedExecutor(num_threads=built[0].thread_num))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,50 @@
+"""What the robots of one process share: parser processes, the 1 Hz ticker, the executor.
+
+The standalone node (``ros2 run urdf_state_py urdf_state``) is one robot in its
+own process; the container (``urdf_state_container``) serves many. Each robot
+(:class:`~urdf_state_py.node.state_publisher.UrdfStateNode`) takes from the
+:class:`Runtime` it is given what exists once per process:
+
+* ``parsers``: the parser processes (:class:`~urdf_state_py.core.parsers.parser_pool.ParserPool`),
+  ~40 MB each while alive, so kept per process, not per robot;
+* ``ticker``: one thread running every robot's ``/diagnostics`` once a second;
+* ``shared_executor``: whether the process's executor serves the robots'
+  parameter services. The standalone node spins a single-threaded executor (or
+  EventsExecutor) that must never wait for a parse, so its parameter services
+  live on a helper node with an executor thread of its own
+  (:mod:`~urdf_state_py.node.param_services`); the container spins every robot
+  on one multi-threaded executor, where a robot's parameter changes already run
+  beside the others' callbacks, so its services stay on the robot's own node and
+  no thread is added per robot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from urdf_state_py.core.parsers.parser_pool import ParserPool
+from .ticker import Ticker
+
+__all__ = ['DIAGNOSTICS_PERIOD_S', 'Runtime']
+
+#: Period of every robot's /diagnostics status [s] (diagnostic_updater's default rate).
+DIAGNOSTICS_PERIOD_S = 1.0
+
+
+@dataclass
+class Runtime:
+    """The per-process resources robots share (see the module docstring)."""
+
+    parsers: ParserPool = field(default_factory=ParserPool)
+    ticker: Ticker = field(default_factory=lambda: Ticker(DIAGNOSTICS_PERIOD_S))
+    shared_executor: bool = False
+
+    def stop_parsing(self) -> None:
+        """End every parse in progress and refuse later ones (the process is shutting down;
+        signal-handler safe)."""
+        self.parsers.stop()
+
+    def close(self) -> None:
+        """Stop the ticker and the parser processes (after the robots are destroyed)."""
+        self.ticker.close()
+        self.parsers.close()

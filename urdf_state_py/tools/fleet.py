@@ -1,0 +1,137 @@
+"""A fleet file: the robots one ``urdf_state_container`` serves (read by ``fleet.launch.py``).
+
+A YAML file, one entry per robot::
+
+    robots:
+      - namespace: left                  # required; the node is /left/urdf_state
+        model: arms/arm.urdf.xacro       # required; relative to this file's folder
+        xacro_args: [prefix:=left_]      # optional; a list, or one "a:=1 b:=2" string
+        frame_prefix: left/              # optional; default "<namespace>/", "" for none
+        parameters:                      # optional; any other parameter of the node
+          publish_frequency: 50.0
+
+Every mistake is reported at once, with the entry and the key at fault, before
+anything starts (:class:`FleetError`). Each entry becomes the ``parameters`` of
+one ``urdf_state_py::UrdfState`` component (:func:`component_parameters`): the
+model is read and, for xacro, expanded here, by the operator's launch process
+with all of xacro (the node's own xacro reader, so errors name the element at
+fault), and the component gets plain URDF. The container can then keep
+LoadNode untrusted (``load_node.trusted: false``): a description loaded over
+the network is never expanded with all of xacro. With ``trusted: true`` the
+model file goes as it is, with ``xacro.base_dir`` and ``xacro.args``, so a
+later ``ros2 param set .../urdf_state xacro.args`` re-expands it (the container
+must then trust LoadNode).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from urdf_state_py.core.errors import DescriptionError
+from urdf_state_py.core.parsers import default_registry
+
+__all__ = ['FleetError', 'FleetRobot', 'component_parameters', 'read_fleet']
+
+_KEYS = {'namespace', 'model', 'xacro_args', 'frame_prefix', 'parameters'}
+#: Parameters an entry sets through its own keys (or that the fleet sets).
+_OWN = {'robot_description', 'frame_prefix', 'xacro.args', 'xacro.base_dir'}
+_NAMESPACE = re.compile(r'^/?[A-Za-z][A-Za-z0-9_]*(/[A-Za-z][A-Za-z0-9_]*)*$')
+
+
+class FleetError(ValueError):
+    """A fleet file that cannot be used; the message names the entry and the problem."""
+
+
+@dataclass(frozen=True)
+class FleetRobot:
+    """One robot of the fleet, checked."""
+
+    namespace: str
+    model: Path
+    xacro_args: tuple[str, ...] = ()
+    frame_prefix: str = ''
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
+def read_fleet(path: str | os.PathLike) -> list[FleetRobot]:
+    """The robots of the fleet file ``path``; raises :class:`FleetError` naming the problem."""
+    path = Path(path)
+    try:
+        doc = yaml.safe_load(path.read_text(encoding='utf-8'))
+    except (OSError, yaml.YAMLError) as err:
+        raise FleetError(f'{path}: {err}') from None
+    if not isinstance(doc, dict) or set(doc) != {'robots'} or not isinstance(doc['robots'], list) \
+            or not doc['robots']:
+        raise FleetError(f"{path}: expected 'robots:' and a list of robots under it")
+    robots = [_robot(entry, path, index) for index, entry in enumerate(doc['robots'], 1)]
+    seen: dict[str, int] = {}
+    for index, robot in enumerate(robots, 1):
+        if robot.namespace in seen:
+            raise FleetError(f"{path}: robots #{seen[robot.namespace]} and #{index} share the "
+                             f"namespace '{robot.namespace}'")
+        seen[robot.namespace] = index
+    return robots
+
+
+def _robot(entry: Any, path: Path, index: int) -> FleetRobot:
+    where = f'{path}: robot #{index}'
+    if not isinstance(entry, dict):
+        raise FleetError(f'{where}: expected keys {sorted(_KEYS)}, got {entry!r}')
+    unknown = set(entry) - _KEYS
+    if unknown:
+        raise FleetError(f'{where}: unknown key(s) {sorted(unknown)} (known: {sorted(_KEYS)})')
+    for key in ('namespace', 'model'):
+        if not isinstance(entry.get(key), str) or not entry[key].strip():
+            raise FleetError(f"{where}: '{key}' is required (a string)")
+    namespace = '/' + entry['namespace'].strip().strip('/')
+    if not _NAMESPACE.match(namespace):
+        raise FleetError(f"{where}: '{entry['namespace']}' is not a valid namespace")
+    model = (path.parent / os.path.expanduser(entry['model'])).resolve()
+    if not model.is_file():
+        raise FleetError(f"{where}: model file '{model}' does not exist")
+    args = entry.get('xacro_args', [])
+    if isinstance(args, str):
+        args = shlex.split(args)
+    if not isinstance(args, list) or not all(isinstance(a, str) and ':=' in a for a in args):
+        raise FleetError(f"{where}: 'xacro_args' must be name:=value strings, got {args!r}")
+    prefix = entry.get('frame_prefix', namespace.lstrip('/') + '/')
+    if not isinstance(prefix, str):
+        raise FleetError(f"{where}: 'frame_prefix' must be a string, got {prefix!r}")
+    parameters = entry.get('parameters', {})
+    if not isinstance(parameters, dict) or not all(isinstance(k, str) for k in parameters):
+        raise FleetError(f"{where}: 'parameters' must map parameter names to values")
+    own = sorted(_OWN & set(parameters))
+    if own:
+        raise FleetError(f'{where}: set {own} through the entry\'s own keys (model, '
+                         'xacro_args, frame_prefix), not under parameters')
+    return FleetRobot(namespace=namespace, model=model, xacro_args=tuple(args),
+                      frame_prefix=prefix, parameters=dict(parameters))
+
+
+def component_parameters(robot: FleetRobot, trusted: bool) -> dict[str, Any]:
+    """The component's parameters for ``robot`` (see the module docstring); raises
+    :class:`FleetError` when its model does not parse."""
+    text = robot.model.read_text(encoding='utf-8')
+    parameters = dict(robot.parameters, frame_prefix=robot.frame_prefix)
+    options = {'args': list(robot.xacro_args), 'base_dir': str(robot.model.parent)}
+    if trusted:
+        parameters.update({'robot_description': text, 'xacro.base_dir': options['base_dir']})
+        if robot.xacro_args:
+            parameters['xacro.args'] = list(robot.xacro_args)
+        return parameters
+    registry = default_registry()
+    parser = registry.select(text)
+    try:
+        _, published = registry.parse_published(
+            text, parser, options if parser == 'xacro' else None)
+    except DescriptionError as err:
+        raise FleetError(f'{robot.model}: {err}') from None
+    parameters['robot_description'] = published
+    return parameters
