@@ -9,6 +9,7 @@ A YAML file, one entry per robot::
         frame_prefix: left/              # optional; default "<namespace>/", "" for none
         parameters:                      # optional; any other parameter of the node
           publish_frequency: 50.0
+          xacro.package_paths: [arm_description=/opt/arms]   # for $(find arm_description)
 
 Every mistake is reported at once, with the entry and the key at fault, before
 anything starts (:class:`FleetError`). Each entry becomes the ``parameters`` of
@@ -120,7 +121,8 @@ def component_parameters(robot: FleetRobot, trusted: bool) -> dict[str, Any]:
     :class:`FleetError` when its model does not parse."""
     text = robot.model.read_text(encoding='utf-8')
     parameters = dict(robot.parameters, frame_prefix=robot.frame_prefix)
-    options = {'args': list(robot.xacro_args), 'base_dir': str(robot.model.parent)}
+    options = {'args': list(robot.xacro_args), 'base_dir': str(robot.model.parent),
+               'package_paths': list(parameters.get('xacro.package_paths', []))}
     if trusted:
         parameters.update({'robot_description': text, 'xacro.base_dir': options['base_dir']})
         if robot.xacro_args:
@@ -134,4 +136,5 @@ def component_parameters(robot: FleetRobot, trusted: bool) -> dict[str, Any]:
     except DescriptionError as err:
         raise FleetError(f'{robot.model}: {err}') from None
     parameters['robot_description'] = published
+    parameters.pop('xacro.package_paths', None)   # used here; a file root LoadNode refuses
     return parameters
