@@ -17,7 +17,10 @@ Sections:
 - ``sources``: the user protocol at 1 kHz with one ``joint_states`` source beside two
   sources merged with ``source_list`` (the node then also publishes ``/joint_states``);
 - ``flood``: :mod:`urdf_state_py.tools.bench.flood`, several publishers as fast
-  as they can for 20 s: parameter answer times, /tf out, RSS, recovery.
+  as they can for 20 s: parameter answer times, /tf out, RSS, recovery;
+- ``container``: :mod:`urdf_state_py.tools.bench.container`, RSS per robot of a
+  container with 20 real robots, its idle CPU and load times, and CPU per /tf of
+  10 TALOS in one container beside the standalone node and the C floor.
 
 Progress goes to stderr, tables to stdout, everything to
 ``.bench/results-<date>.json``; child-process logs to ``.bench/logs-<date>/``.
@@ -60,7 +63,8 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(prog='python -m urdf_state_py.tools.bench', description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--quick', action='store_true', help='shorter run (< 2 min)')
-    ap.add_argument('--only', action='append', choices=('fk', 'e2e', 'mem', 'user', 'sources', 'flood'),
+    ap.add_argument('--only', action='append', choices=('fk', 'e2e', 'mem', 'user', 'sources', 'flood',
+                                                          'container'),
                     help='run only this section (repeatable)')
     ap.add_argument('--robots', nargs='+', metavar='ROBOT',
                     help='robots for every selected section: talos, h1_2, panda, anymal, romeo, '
@@ -87,6 +91,10 @@ def parse_args(argv):
                     help='measured window of a user run, after a 1 s warm-up (default 12 s)')
     ap.add_argument('--user-rates', type=float, nargs='+', default=[1000.0, 0.0],
                     help='input rates of the user runs, Hz (0 = as fast as the driver can)')
+    ap.add_argument('--container-robots', type=int, default=20,
+                    help='robots of the container memory measurement (default 20)')
+    ap.add_argument('--container-cpu-robots', type=int, default=10,
+                    help='TALOS robots of the container CPU measurement (default 10)')
     ap.add_argument('--profile', type=float, nargs='?', const=5.0, default=0.0, metavar='S',
                     help='cProfile the node (first e2e robot) for S s at 1 kHz input')
     ap.add_argument('--profile-executor', choices=('auto', 'single', 'events'), default='single',
@@ -96,6 +104,12 @@ def parse_args(argv):
     ap.add_argument('--json', help='results file (default .bench/results-<date>.json)')
     ap.add_argument('--no-json', action='store_true', help='do not write the results file')
     return ap.parse_args(argv)
+
+
+def _native_built() -> bool:
+    """Whether the native extension is built for this ROS 2 (its C floor can run)."""
+    from urdf_state_py.node.tf_path.native import loadable
+    return loadable().module is not None
 
 
 def _verdict(value, limit) -> str:
@@ -257,10 +271,9 @@ def main(argv=None) -> int:
     if 'user' in sections:
         from . import user_run
         load_before = open('/proc/loadavg', encoding='ascii').read().strip()
-        from urdf_state_py.node.tf_path.native import loadable
         executors = args.executors or ['auto', 'single'] + (
-            ['pyhot'] if loadable().module is not None else []) + ['floor'] + (
-            ['cfloor'] if loadable().module is not None else [])
+            ['pyhot'] if _native_built() else []) + ['floor'] + (
+            ['cfloor'] if _native_built() else [])
         user = user_run.run(robots_for(trees.E2E_DEFAULT), executors, args.user_rates,
                             cfg['user_runs'], cfg['user_seconds'], 1.0, env, log_dir)
         loads = (load_before, open('/proc/loadavg', encoding='ascii').read().strip())
@@ -285,7 +298,21 @@ def main(argv=None) -> int:
         flood.print_table(floods)
         results['flood'] = floods
 
+    if 'container' in sections:
+        from . import container
+        fleet = robots_for(trees.FLEET_MIX) or [trees.resolve_robot('romeo', corpus)]
+        talos = next((r for r in fleet if r.name == 'talos'), fleet[0])
+        mem = container.memory(fleet, args.container_robots, 10.0 if args.quick else 30.0,
+                               talos, env, log_dir)
+        cpu = container.cpu(talos, args.container_cpu_robots, TARGET_RATE,
+                            cfg['user_runs'], cfg['user_seconds'], 1.0, env, log_dir,
+                            floor=_native_built())
+        container.print_tables(mem, cpu)
+        results['container'] = {'memory': mem, 'cpu': cpu,
+                                'targets': container.targets(mem, cpu)}
+
     rows = [row for row in targets(results) if row[3] != 'n/a']   # only what this run measured
+    rows += results.get('container', {}).get('targets', [])
     table(['target', 'limit', 'measured', 'verdict'], rows, title='\n== Targets ==')
     results['targets'] = [dict(zip(('target', 'limit', 'measured', 'verdict'), r)) for r in rows]
     elapsed = time.monotonic() - started

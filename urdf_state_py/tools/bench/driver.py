@@ -8,6 +8,8 @@ environment. ``SPEC.json``::
      + "odd_stamps": true: every stamp an odd number of ns, so never on a whole
      millisecond, where a soak stamps the messages it checks)
     {"mode": "tf", "topic": "/tf", "parents": [...], "children": [...]}
+    (+ "topics": [...] instead of "topic": message k goes to topics[k % len(topics)],
+     e.g. one JointState stream shared by the robots of a container)
 
 Protocol: JSON lines. Commands on stdin:
 
@@ -166,6 +168,24 @@ class TfSource:
         return self.msg
 
 
+class RoundRobin:
+    """Publishers taking the messages in turn (one: the publisher itself, unchanged)."""
+
+    def __init__(self, publishers: list) -> None:
+        self._publishers = publishers
+        self._next = 0
+        if len(publishers) == 1:
+            self.publish = publishers[0].publish
+
+    def publish(self, msg) -> None:
+        self._publishers[self._next].publish(msg)
+        self._next = (self._next + 1) % len(self._publishers)
+
+    def get_subscription_count(self) -> int:
+        """The fewest subscribers of any of the topics."""
+        return min(p.get_subscription_count() for p in self._publishers)
+
+
 def run_rate(pub, source, rate: float, duration: float, odd_stamps: bool = False) -> dict:
     """Publish ``source``'s messages at ``rate`` for ``duration`` s; the ``done`` figures."""
     publish = pub.publish
@@ -224,7 +244,8 @@ def main(argv=None) -> int:
     # reliable (tf2's QoS for /tf; compatible with a best-effort subscriber too)
     qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                      history=HistoryPolicy.KEEP_LAST)
-    pub = node.create_publisher(msg_type, spec.get('topic', 'joint_states'), qos)
+    pub = RoundRobin([node.create_publisher(msg_type, topic, qos) for topic in
+                      spec.get('topics', [spec.get('topic', 'joint_states')])])
     deadline = time.monotonic() + float(spec.get('match_timeout', 30.0))
     while pub.get_subscription_count() < int(spec.get('min_subscribers', 1)):
         if time.monotonic() > deadline:

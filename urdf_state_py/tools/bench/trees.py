@@ -28,12 +28,17 @@ CORPUS = {
     'anymal': 'example_robot_data/anymal_c_simple_description/urdf/anymal.urdf',
     'talos': 'example_robot_data/talos_data/robots/talos_full_v2.urdf',
     'h1_2': 'unitree_ros/robots/h1_2_description/h1_2.urdf',
+    'tiago': 'example_robot_data/tiago_description/robots/tiago.urdf',
+    'pr2': 'example_robot_data/pr2_description/urdf/pr2.urdf',
+    'ur5': 'example_robot_data/ur_description/urdf/ur5_robot.urdf',
 }
 
 FK_DEFAULT = ('panda', 'anymal', 'talos', 'h1_2', 'romeo', 'tree:100', 'tree:500', 'tree:1000')
 FK_QUICK = ('panda', 'talos', 'h1_2', 'tree:100', 'tree:1000')
 E2E_DEFAULT = ('talos', 'h1_2')
 MEM_DEFAULT = ('talos', 'h1_2', 'tree:1000')
+#: The robots of the container's memory measurement, taken in turn.
+FLEET_MIX = ('talos', 'h1_2', 'panda', 'anymal', 'tiago', 'pr2', 'ur5')
 
 TREE_SEED = 20240611
 

@@ -38,10 +38,10 @@ from .e2e import _drain, model_spec, rate_label, warm_up
 from .procs import Proc, ProcError, start_driver, start_node, start_sink, stop_chain
 
 
-def ros2_run_command() -> list[str] | None:
-    """What ``ros2 run urdf_state_py urdf_state`` executes here, or None (not installed)."""
+def ros2_run_command(executable: str = 'urdf_state') -> list[str] | None:
+    """What ``ros2 run urdf_state_py <executable>`` executes here, or None (not installed)."""
     for base in {sys.prefix, sysconfig.get_config_var('prefix') or sys.prefix}:
-        script = Path(base) / 'lib' / 'urdf_state_py' / 'urdf_state'
+        script = Path(base) / 'lib' / 'urdf_state_py' / executable
         if script.is_file():
             return [sys.executable, str(script)]
     return None
@@ -103,36 +103,43 @@ def one_run(robot, executor: str, rate: float, duration: float, warmup: float, e
                               command=ros2_run_command(), extra=extra)
         sink = start_sink(env, log_dir, tag)
         drivers = [start_driver(spec, env, log_dir, f'{tag}_{k}') for k, spec in enumerate(specs)]
-        for driver in drivers:
-            driver.wait_event('ready', 60.0)
-            warm_up(driver, sink)
-        sink.request('report', 10.0, cmd='report')  # forget the discovery bursts
-        for driver in drivers:
-            driver.send(cmd='run', rate=rate / len(drivers), duration=warmup + duration)
-        time.sleep(warmup)
-        start_ns = time.time_ns()
-        cpu0, live0 = proc_stat_cpu_s(node.pid), node.cpu()
-        dones = [driver.wait_event('done', warmup + duration + 60.0) for driver in drivers]
-        cpu1, live1 = proc_stat_cpu_s(node.pid), node.cpu()
-        done = {'t_first_ns': min(d['t_first_ns'] for d in dones),
-                't_last_ns': max(d['t_last_ns'] for d in dones),
-                'sent': sum(d['sent'] for d in dones),
-                'elapsed': max(d['elapsed'] for d in dones)}
-        _drain(sink)
-        rep = sink.request('report', 10.0, cmd='report', since_ns=done['t_first_ns'],
-                           until_ns=done['t_last_ns'], window_ns=[start_ns, done['t_last_ns']])
-        out_n = max(1, rep['window_received'] or 0)
-        window_s = (done['t_last_ns'] - start_ns) / 1e9
-        return {'rate': rate, 'sent': done['sent'], 'received': rep['received'],
-                'lost': done['sent'] - rep['unique_stamps'],
-                'in_hz': done['sent'] / done['elapsed'], 'out_hz': out_n / window_s,
-                'cpu_us': (cpu1 - cpu0) / out_n * 1e6,
-                'cpu_live_threads_us': (live1 - live0) / out_n * 1e6,
-                'cpu_pct': 100.0 * (cpu1 - cpu0) / window_s,
-                'lat_p50_us': rep['lat_p50_us'], 'lat_p99_us': rep['lat_p99_us'],
-                'rss_mb': node.rss() / 2 ** 20}
+        return measure(node, sink, drivers, rate, duration, warmup)
     finally:
         stop_chain(node, *drivers, sink)
+
+
+def measure(node: Proc, sink: Proc, drivers: list[Proc], rate: float, duration: float,
+            warmup: float) -> dict:
+    """One warm-up and one measured window of ``drivers`` (``rate`` Hz in all) feeding
+    ``node`` (a process serving /tf), ``sink`` recording; the figures of the window."""
+    for driver in drivers:
+        driver.wait_event('ready', 60.0)
+        warm_up(driver, sink)
+    sink.request('report', 10.0, cmd='report')  # forget the discovery bursts
+    for driver in drivers:
+        driver.send(cmd='run', rate=rate / len(drivers), duration=warmup + duration)
+    time.sleep(warmup)
+    start_ns = time.time_ns()
+    cpu0, live0 = proc_stat_cpu_s(node.pid), node.cpu()
+    dones = [driver.wait_event('done', warmup + duration + 60.0) for driver in drivers]
+    cpu1, live1 = proc_stat_cpu_s(node.pid), node.cpu()
+    done = {'t_first_ns': min(d['t_first_ns'] for d in dones),
+            't_last_ns': max(d['t_last_ns'] for d in dones),
+            'sent': sum(d['sent'] for d in dones),
+            'elapsed': max(d['elapsed'] for d in dones)}
+    _drain(sink)
+    rep = sink.request('report', 10.0, cmd='report', since_ns=done['t_first_ns'],
+                       until_ns=done['t_last_ns'], window_ns=[start_ns, done['t_last_ns']])
+    out_n = max(1, rep['window_received'] or 0)
+    window_s = (done['t_last_ns'] - start_ns) / 1e9
+    return {'rate': rate, 'sent': done['sent'], 'received': rep['received'],
+            'lost': done['sent'] - rep['unique_stamps'],
+            'in_hz': done['sent'] / done['elapsed'], 'out_hz': out_n / window_s,
+            'cpu_us': (cpu1 - cpu0) / out_n * 1e6,
+            'cpu_live_threads_us': (live1 - live0) / out_n * 1e6,
+            'cpu_pct': 100.0 * (cpu1 - cpu0) / window_s,
+            'lat_p50_us': rep['lat_p50_us'], 'lat_p99_us': rep['lat_p99_us'],
+            'rss_mb': node.rss() / 2 ** 20}
 
 
 def run(robots, executors: list[str], rates: list[float], runs: int, duration: float,
