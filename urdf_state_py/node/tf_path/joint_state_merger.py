@@ -351,6 +351,8 @@ class JointStateMerger:
     def stale_joints(self, now_ns: int, timeout_ns: int) -> tuple[str, ...]:
         """Joints that received a value once, but none for more than ``timeout_ns``."""
         seen = self.seen_ns
+        if not seen.any():   # nothing received yet (an idle robot): nothing stale
+            return ()
         stale = np.flatnonzero((seen > 0) & (now_ns - seen > timeout_ns))
         if not len(stale):
             return ()
