@@ -35,6 +35,7 @@ const view = {
   tfMessages: 0,
   fixedFrame: null,
   prefix: null,
+  namesSeen: -1,
   fps: 0,
   appliedTf: -1,
   framed: false,
@@ -65,6 +66,7 @@ async function loadModel() {
   view.model = null;
   view.summary = summary;
   view.prefix = null;
+  view.namesSeen = -1;
   view.framed = false;
   view.rendered = false;
   view.appliedTf = -1;
@@ -127,10 +129,15 @@ function applyTf() {
   const { model, summary, tf } = view;
   if (!model || !model.settled || tf.version === view.appliedTf) return false;
   const links = [...model.links.keys()];
-  if (view.prefix === null) {
-    view.prefix = summary.framePrefix !== null ? summary.framePrefix : detectPrefix(tf.names, summary.root, links);
-    if (view.prefix === null) return false;
+  if (summary.framePrefix !== null) {
+    view.prefix = summary.framePrefix;
+  } else if (model.posed < links.length && tf.names.size !== view.namesSeen) {
+    // found again while links are missing and new frames came: early frames may mislead
+    // (TALOS's gripper_left_base_link ends with base_link)
+    view.namesSeen = tf.names.size;
+    view.prefix = detectPrefix(tf.names, summary.root, links);
   }
+  if (view.prefix === null) return false;
   view.fixedFrame = summary.fixedFrame || view.prefix + summary.root;
   model.applyPoses(tf.lookupIn(view.fixedFrame), view.prefix);
   view.appliedTf = tf.version;

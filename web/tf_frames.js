@@ -73,10 +73,9 @@ export class TfFrames {
   }
 }
 
-// The frame prefix of a robot whose root link is `root`: '' when the frame is there as is, else
-// the prefix p for which most links `p + link` are frames (null: none found yet).
+// The frame prefix of a robot whose root link is `root`: the prefix p (maybe '') for which most
+// links `p + link` are frames, `p + root` among them; a tie goes to the shorter (null: none yet).
 export function detectPrefix(names, root, links) {
-  if (names.has(root)) return '';
   let best = null;
   let bestScore = 0;
   for (const name of names) {
