@@ -232,3 +232,38 @@ def test_hostile_description_is_refused_and_the_view_carries_on(probe, node, vie
     _show(probe, node, browser, view, talos, 'talos')
     _publish(probe, Kinematics(load_model(talos, parser='urdf')), np.random.default_rng(6))
     browser.wait('window.urdfView.ready', what='TALOS again after the hostile description')
+
+
+def test_demo_web_shows_the_demo_robot(browser):
+    """``./dev.sh demo --web``: the node, the sweeper and the view; the URL printed, the
+    bundled H1_2 drawn (as a skeleton: its meshes are not shipped), Ctrl-C ends it all."""
+    import signal
+    import subprocess
+    import sys
+    # a domain of its own: the node of the tests above is still publishing on this one
+    domain = str(int(os.environ['ROS_DOMAIN_ID']) % 100 + 101)
+    demo = subprocess.Popen([sys.executable, '-m', 'urdf_state_py.tools.demo', '--web', '--port',
+                             '0', '--duration', '600'], cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ, ROS_DOMAIN_ID=domain))
+    try:
+        url = None
+        deadline = time.monotonic() + 60
+        while url is None and time.monotonic() < deadline and demo.poll() is None:
+            found = re.search(r'open (http://127\.0\.0\.1:\d+/)', demo.stdout.readline())
+            url = found.group(1) if found else None
+        assert url, 'the demo printed no URL'
+        browser.open(url)
+        browser.wait('window.urdfView && window.urdfView.ready', what='the demo robot')
+        status = browser.js('return window.urdfView.status();')
+        assert status['robot'] == 'h1_2' and status['links'] == 58 and status['posed'] == 58
+        assert status['meshes']['loaded'] == 0 and status['meshes']['failed'] > 0
+        assert browser.js('return document.getElementById("skeleton").checked;')
+        first = browser.js('return window.urdfView.linkPose("left_wrist_yaw_link");')
+        browser.wait(f'JSON.stringify(window.urdfView.linkPose("left_wrist_yaw_link")) !== '
+                     f'{json.dumps(json.dumps(first))}', what='the demo robot to move')
+        _screenshot(browser, 'view_demo.png')
+    finally:
+        demo.send_signal(signal.SIGINT)
+        output = demo.communicate(timeout=60)[0]
+    assert demo.returncode == 0, output[-3000:]

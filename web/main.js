@@ -23,7 +23,7 @@ scene.add(new THREE.HemisphereLight(0xffffff, 0x8a8f99, 1.6));
 const headlight = new THREE.DirectionalLight(0xffffff, 1.6);
 headlight.position.set(1, 2, 3);
 camera.add(headlight);
-const grid = new THREE.GridHelper(10, 50, 0x8d96a3, 0xb9c0c9);
+const grid = new THREE.GridHelper(10, 20, 0x8d96a3, 0xb9c0c9);
 grid.rotation.x = Math.PI / 2;   // the XY plane of the fixed frame
 scene.add(grid);
 const controls = new OrbitControls(camera, canvas);
@@ -114,7 +114,8 @@ function frameCamera() {
   if (box.isEmpty()) return;
   const center = box.getCenter(new THREE.Vector3());
   const radius = Math.max(box.getSize(new THREE.Vector3()).length() / 2, 0.1);
-  const distance = radius / Math.sin((camera.fov * Math.PI) / 360) * 1.1;
+  // the box's half diagonal overstates the robot's size: 0.85 of the sphere fit fills the view
+  const distance = (radius / Math.sin((camera.fov * Math.PI) / 360)) * 0.85;
   camera.position.copy(center).add(new THREE.Vector3(1, 0.8, 0.45).normalize().multiplyScalar(distance));
   camera.near = distance / 100;
   camera.far = distance * 100;
@@ -156,6 +157,10 @@ function resize() {
       || canvas.height !== Math.floor(height * renderer.getPixelRatio())) {
     renderer.setSize(width, height, false);
     camera.aspect = width / Math.max(height, 1);
+    // on a wide window, centre the robot in the part the panel leaves free
+    const panelWidth = document.getElementById('panel').offsetWidth + 8;
+    if (width > 2 * panelWidth) camera.setViewOffset(width, height, -panelWidth / 2, 0, width, height);
+    else camera.clearViewOffset();
     camera.updateProjectionMatrix();
   }
 }

@@ -42,7 +42,7 @@ export class Panel {
   showProblems(summary, model) {
     const problems = [];
     if (summary && summary.error) problems.push(summary.error);
-    if (summary) {
+    if (summary && summary.meshes) {
       for (const [uri, reason] of summary.meshes.refused) problems.push(`not served: ${uri}: ${reason}`);
       const unlisted = summary.meshes.refusedCount - summary.meshes.refused.length;
       if (unlisted > 0) problems.push(`... and ${unlisted} more not served`);
@@ -52,6 +52,11 @@ export class Panel {
     const key = problems.join('\n');
     if (list.dataset.key === key) return;
     list.dataset.key = key;
+    byId('problems-box').hidden = problems.length === 0;
+    const count = (summary && summary.error ? 1 : 0)
+      + (summary && summary.meshes ? summary.meshes.refusedCount : 0)
+      + (model ? model.failedUrls.length : 0);
+    byId('problems-summary').textContent = `${count} problem${count === 1 ? '' : 's'}`;
     list.replaceChildren(...problems.slice(0, MAX_PROBLEMS).map((text) => {
       const item = document.createElement('li');
       item.textContent = text;

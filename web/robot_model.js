@@ -126,7 +126,7 @@ export class RobotModel {
     for (const [name, sphere] of spheres) {
       const at = origins.get(name);
       sphere.visible = at !== undefined;
-      if (at) { sphere.position.copy(at); sphere.scale.setScalar(size * 0.012); }
+      if (at) { sphere.position.copy(at); sphere.scale.setScalar(size * 0.014); }
     }
     for (const { rod, name, parent } of rods) {
       const a = origins.get(name);
@@ -136,7 +136,7 @@ export class RobotModel {
       const along = b.clone().sub(a);
       rod.position.copy(a).addScaledVector(along, 0.5);
       rod.quaternion.setFromUnitVectors(Y, along.clone().normalize());
-      rod.scale.set(size * 0.005, along.length(), size * 0.005);
+      rod.scale.set(size * 0.007, along.length(), size * 0.007);
     }
     for (const helper of axes.children) {
       const pose = lookup(prefix + helper.name);

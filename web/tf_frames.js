@@ -105,7 +105,7 @@ export function treeLines(tf, pageNow, maxLines) {
     seen.add(name);
     const frame = tf.frames.get(name);
     let age = '';
-    if (frame) age = frame.isStatic ? '  static' : `  ${((pageNow - frame.receivedAt) / 1000).toFixed(2)} s`;
+    if (frame) age = frame.isStatic ? '  static' : `  ${Math.max(0, (pageNow - frame.receivedAt) / 1000).toFixed(2)} s`;
     lines.push(`${'  '.repeat(depth)}${name}${age}`);
     for (const child of (children.get(name) || []).sort()) walk(child, depth + 1);
   };
