@@ -42,8 +42,8 @@ const view = {
   rendered: false,
   latencies: [],
   modelState() {
-    if (!this.summary) return 'waiting for robot_description';
-    if (this.summary.error) return `not shown: ${this.summary.error}`;
+    if (this.summary && this.summary.error) return `not shown: ${this.summary.error}`;
+    if (!this.summary || !this.summary.robot) return 'waiting for robot_description';
     if (!this.model) return 'loading model';
     if (!this.model.settled) return 'loading meshes';
     if (this.prefix === null) return 'waiting for TF';

@@ -56,7 +56,7 @@ class Prepared:
         """The JSON the page reads (everything but the file table)."""
         return {'version': self.version, 'robot': self.robot, 'root': self.root,
                 'links': [list(pair) for pair in self.links], 'urdf': self.urdf,
-                'meshes': {'referenced': self.referenced, 'served': len(set(self.files)),
+                'meshes': {'referenced': self.referenced, 'served': len(self.files),
                            'refused': [list(pair) for pair in self.refused],
                            'refusedCount': self.refused_count},
                 'error': self.error}
