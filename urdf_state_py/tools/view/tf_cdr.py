@@ -7,8 +7,8 @@ subscribes raw instead. A publisher repeats its frame names, so after one
 full decode (:func:`decode_layout`, every length and string checked) a
 :class:`TfLayout` remembers where the numbers are and what every other byte
 was; the next message of the same size whose non-number bytes are equal (one
-numpy comparison) is read by gathering its stamps and doubles (two numpy
-gathers), whatever their alignment or byte order.
+masked numpy comparison) is read by gathering its stamps and doubles from
+views of the payload (two numpy gathers), whatever their byte order.
 
 Layout (plain CDR, offsets after the 4-byte encapsulation header aligned
 relative to it): uint32 count; per transform: ``header.stamp`` (int32 sec,
@@ -48,31 +48,39 @@ class TfLayout:
     """Where one message's numbers are, and what the bytes around them must be.
 
     ``parents``/``children``: the frame ids of each transform (a leading ``/``
-    removed, as tf2 does); ``fixed_at``/``fixed``: positions and values of
-    every byte that is neither a stamp nor a double; ``stamp_at``/``double_at``:
-    byte positions of the 8 stamp bytes and the 56 value bytes of each transform.
+    removed, as tf2 does); ``mask``: 0xFF on every byte a message of this
+    layout repeats (lengths, names; not the numbers, not the padding) and
+    ``fixed`` those bytes; ``stamp_words``: index of each stamp's ``sec`` among
+    the payload's 32-bit words; ``value_index``: where the 7 doubles of each
+    transform are, as indices of the payload's 64-bit words when they are
+    8-aligned (XCDR1), else of its bytes (``value_bytes``).
     """
 
     size: int
     order: str
     parents: tuple[str, ...]
     children: tuple[str, ...]
-    fixed_at: np.ndarray
+    mask: np.ndarray
     fixed: np.ndarray
-    stamp_at: np.ndarray
-    double_at: np.ndarray
+    stamp_words: np.ndarray
+    value_index: np.ndarray
+    value_bytes: bool
 
     def matches(self, data: np.ndarray) -> bool:
         """Whether ``data`` (the message as uint8) has this layout."""
-        return data.size == self.size and np.array_equal(data[self.fixed_at], self.fixed)
+        return data.size == self.size and np.array_equal(data & self.mask, self.fixed)
 
-    def numbers(self, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def numbers(self, raw: bytes) -> tuple[np.ndarray, np.ndarray]:
         """``(values (n, 7) [x y z qx qy qz qw], stamps (n,) [s])`` of a matching message."""
-        values = data[self.double_at].view(self.order + 'f8').astype(np.float64)
-        stamps = data[self.stamp_at].reshape(-1, 8)
-        sec = stamps[:, :4].copy().view(self.order + 'i4')[:, 0]
-        nanosec = stamps[:, 4:].copy().view(self.order + 'u4')[:, 0]
-        return values.reshape(-1, 7), sec + nanosec * 1e-9
+        words = np.frombuffer(raw, self.order + 'u4', count=(self.size - 4) // 4, offset=4)
+        sec = words[self.stamp_words].view(self.order + 'i4')
+        stamps = sec + words[self.stamp_words + 1] * 1e-9
+        if self.value_bytes:
+            values = np.frombuffer(raw, np.uint8)[self.value_index].view(self.order + 'f8')
+        else:
+            values = np.frombuffer(raw, self.order + 'f8', count=(self.size - 4) // 8,
+                                   offset=4)[self.value_index]
+        return values.astype(np.float64).reshape(-1, 7), stamps
 
 
 def _frame_id(data: bytes, at: int, uint32: struct.Struct, what: str) -> tuple[str, int]:
@@ -126,12 +134,16 @@ def decode_layout(data: bytes) -> TfLayout:
         parents.append(parent)
         children.append(child)
         at += 56
-    stamps, doubles = _spans(stamp_at, 8), _spans(double_at, 56)
-    compared[stamps] = False
-    compared[doubles] = False
-    fixed_at = np.flatnonzero(compared)
-    return TfLayout(len(data), order, tuple(parents), tuple(children), fixed_at,
-                    np.frombuffer(data, np.uint8)[fixed_at].copy(), stamps, doubles)
+    compared[_spans(stamp_at, 8)] = False
+    compared[_spans(double_at, 56)] = False
+    mask = np.where(compared, np.uint8(0xFF), np.uint8(0))
+    starts = np.asarray(double_at, np.intp)
+    value_bytes = bool(((starts - 4) % 8).any())
+    value_index = _spans(double_at, 56) if value_bytes else \
+        ((starts[:, None] - 4) // 8 + np.arange(7)).ravel()
+    return TfLayout(len(data), order, tuple(parents), tuple(children), mask,
+                    np.frombuffer(data, np.uint8) & mask,
+                    (np.asarray(stamp_at, np.intp) - 4) // 4, value_index, value_bytes)
 
 
 def _spans(starts: list[int], length: int) -> np.ndarray:
@@ -154,7 +166,7 @@ class TfReader:
         message = np.frombuffer(data, np.uint8)
         for layout in self._layouts:
             if layout.matches(message):
-                return (layout, *layout.numbers(message))
+                return (layout, *layout.numbers(data))
         layout = decode_layout(data)
         self._layouts = [layout, *self._layouts[:self.KEEP - 1]]
-        return (layout, *layout.numbers(message))
+        return (layout, *layout.numbers(data))
