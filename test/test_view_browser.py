@@ -31,7 +31,8 @@ rclpy = pytest.importorskip('rclpy')
 
 from robot_files import EXAMPLE_ROBOT_DATA, EXAMPLE_ROBOT_DATA_REASON, example_robot  # noqa: E402
 from test_node_harness import NodeUnderTest  # noqa: E402
-from view_harness import REPO, Browser, ViewProcess, pixel_spread, rendered_pose  # noqa: E402
+from view_harness import (DEADLINE, REPO, Browser, ViewProcess, pixel_spread,  # noqa: E402
+                          rendered_pose)
 
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
@@ -80,8 +81,8 @@ def _show(probe, node, browser, view, text: str, robot: str) -> None:
     """Give the node ``text`` as its description and wait until the page shows that robot."""
     results = probe.set_parameters(node.name, robot_description=text)
     assert results[0].successful, results[0].reason
-    if not browser.js('return window.urdfView !== undefined && '
-                      f'location.href.startsWith("{view.url}")'):
+    shown = browser.poll('return location.href;')     # None: busy, so open already
+    if shown is not None and not shown.startswith(view.url):
         browser.open(view.url)
     browser.wait(f'window.urdfView && window.urdfView.status().robot === "{robot}"',
                  what=f'the page to load {robot}')
@@ -104,7 +105,9 @@ def _publish(probe, kinematics: Kinematics, rng) -> np.ndarray:
 def _pose_error(browser, model, expected: np.ndarray) -> float:
     """Largest difference between the rendered link poses and ``expected`` (inf: one missing)."""
     names = json.dumps(list(model.link_names))
-    rendered = browser.js(f'return {names}.map((n) => window.urdfView.linkPose(n));')
+    rendered = browser.poll(f'return {names}.map((n) => window.urdfView.linkPose(n));')
+    if rendered is None:
+        return float('inf')
     worst = 0.0
     for elements, pose in zip(rendered, expected):
         if elements is None:
@@ -115,12 +118,13 @@ def _pose_error(browser, model, expected: np.ndarray) -> float:
 
 def _follows(browser, model, expected: np.ndarray, what: str) -> None:
     """Wait until every rendered pose is within TOLERANCE of ``expected`` (generous deadline)."""
-    deadline = time.monotonic() + 60.0
+    deadline = time.monotonic() + DEADLINE
     error = _pose_error(browser, model, expected)
     while error > TOLERANCE:
         if time.monotonic() > deadline:
-            pytest.fail(f'{what}: rendered poses differ from FK by {error:.3g} after 60 s; '
-                        f'page status: {browser.js("return window.urdfView.status()")}')
+            pytest.fail(f'{what}: rendered poses differ from FK by {error:.3g} after '
+                        f'{DEADLINE} s; page status: '
+                        f'{browser.poll("return window.urdfView.status()")}')
         time.sleep(0.1)
         error = _pose_error(browser, model, expected)
 
@@ -225,8 +229,8 @@ def test_hostile_description_is_refused_and_the_view_carries_on(probe, node, vie
     assert 'outside' in reasons[f'file://{allowed_dir}/out.stl']
     assert 'not served' in view.log and 'hostile' in view.log
     assert not [url for url in browser.requests()[earlier:] if '/files/' in url]
-    problems = browser.js('return document.getElementById("problems").textContent;')
-    assert 'not served: file:///etc/passwd' in problems
+    browser.wait('document.getElementById("problems").textContent.includes('
+                 '"not served: file:///etc/passwd: not a")', what='the problem list in the panel')
     # and a good description afterwards is shown as before
     talos = example_robot(TALOS).read_text()
     _show(probe, node, browser, view, talos, 'talos')

@@ -29,12 +29,14 @@ import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-DEADLINE = 60.0      # CI: 2 loaded cores, software WebGL; a verdict never depends on speed
+# CI: 2 loaded cores, software WebGL (a COLLADA robot took minutes with the machine at load 10);
+# a verdict never depends on speed, only a hang fails
+DEADLINE = 180.0
 BROWSER_FLAGS = ('--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
                  '--disable-background-networking', '--disable-component-update',
                  '--disable-sync', '--disable-default-apps', '--use-gl=angle',
                  '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-                 '--window-size=1000,700')
+                 '--window-size=960,600')
 
 
 def _executable(*names: str) -> str | None:
@@ -83,15 +85,23 @@ class Browser:
     def js(self, script: str):
         return self.driver.execute_script(script)
 
+    def poll(self, script: str):
+        """:meth:`js`, or None while the page is too busy to answer (parsing meshes)."""
+        from selenium.common.exceptions import TimeoutException
+        try:
+            return self.js(script)
+        except TimeoutException:
+            return None
+
     def wait(self, expression: str, timeout: float = DEADLINE, what: str = ''):
         """Poll ``return <expression>`` until truthy; fail naming ``what`` and the page's status."""
         deadline = time.monotonic() + timeout
         while True:
-            value = self.js(f'return {expression};')
+            value = self.poll(f'return {expression};')
             if value:
                 return value
             if time.monotonic() > deadline:
-                status = self.js('return window.urdfView ? window.urdfView.status() : null;')
+                status = self.poll('return window.urdfView ? window.urdfView.status() : null;')
                 pytest.fail(f'timed out after {timeout} s waiting for {what or expression}; '
                             f'page status: {status}')
             time.sleep(0.1)

@@ -8,6 +8,9 @@ import { RobotModel } from './robot_model.js';
 import { Panel } from './panel.js';
 
 const PANEL_PERIOD_MS = 500;
+// drawn when something changed (new poses, the camera, the window), else once a second: an idle
+// page costs nothing, and late textures still show
+const REDRAW_PERIOD_MS = 1000;
 const LATENCY_SAMPLES = 2000;
 
 const canvas = document.getElementById('scene');
@@ -27,6 +30,8 @@ const grid = new THREE.GridHelper(10, 20, 0x8d96a3, 0xb9c0c9);
 grid.rotation.x = Math.PI / 2;   // the XY plane of the fixed frame
 scene.add(grid);
 const controls = new OrbitControls(camera, canvas);
+let dirty = true;
+controls.addEventListener('change', () => { dirty = true; });
 
 const view = {
   tf: new TfFrames(),
@@ -53,7 +58,10 @@ const view = {
     return 'ready';
   },
 };
-const panel = new Panel((skeleton, axes) => { if (view.model) view.model.setSkeleton(skeleton, axes); });
+const panel = new Panel((skeleton, axes) => {
+  if (view.model) view.model.setSkeleton(skeleton, axes);
+  dirty = true;
+});
 
 let loading = null;
 async function loadModel() {
@@ -64,6 +72,7 @@ async function loadModel() {
     view.model.dispose();
   }
   view.model = null;
+  dirty = true;
   view.summary = summary;
   view.prefix = null;
   view.namesSeen = -1;
@@ -77,6 +86,7 @@ async function loadModel() {
       panel.setSkeletonDefault(mostlyMissing);
       model.setSkeleton(mostlyMissing, false);
       view.appliedTf = -1;
+      dirty = true;
     });
     scene.add(view.model.group);
   } catch (error) {
@@ -124,6 +134,7 @@ function frameCamera() {
   grid.position.set(center.x, center.y, box.min.z);
   grid.scale.setScalar(Math.max(radius / 2, 0.2));
   view.framed = true;
+  dirty = true;
 }
 
 function applyTf() {
@@ -162,27 +173,22 @@ function resize() {
     if (width > 2 * panelWidth) camera.setViewOffset(width, height, -panelWidth / 2, 0, width, height);
     else camera.clearViewOffset();
     camera.updateProjectionMatrix();
+    dirty = true;
   }
 }
 
 let frames = 0;
 let fpsSince = performance.now();
 let panelAt = 0;
+let drawnAt = 0;
 function draw(now) {
   requestAnimationFrame(draw);
   resize();
   const newest = applyTf();
   if (view.model && view.model.posed === view.model.links.size && !view.framed) frameCamera();
-  controls.update();
-  renderer.render(scene, camera);
-  if (newest !== false && view.model && view.model.posed === view.model.links.size) {
-    view.rendered = true;
-    if (newest > 0) {
-      view.latencies.push(Date.now() / 1000 - newest);
-      if (view.latencies.length > LATENCY_SAMPLES) view.latencies.shift();
-    }
+  if (newest !== false || dirty || now - drawnAt >= REDRAW_PERIOD_MS) {
+    render(now, newest);
   }
-  frames += 1;
   if (now - fpsSince >= 1000) {
     view.fps = Math.round((frames * 1000) / (now - fpsSince));
     frames = 0;
@@ -194,6 +200,21 @@ function draw(now) {
   }
 }
 requestAnimationFrame(draw);
+
+function render(now, newest) {
+  dirty = false;
+  drawnAt = now;
+  frames += 1;
+  controls.update();
+  renderer.render(scene, camera);
+  if (newest !== false && view.model && view.model.posed === view.model.links.size) {
+    view.rendered = true;
+    if (newest > 0) {
+      view.latencies.push(Date.now() / 1000 - newest);
+      if (view.latencies.length > LATENCY_SAMPLES) view.latencies.shift();
+    }
+  }
+}
 
 function percentile(sorted, p) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : null;

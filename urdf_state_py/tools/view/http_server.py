@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import mimetypes
 import socket
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -89,6 +90,13 @@ class ViewServer(ThreadingHTTPServer):
         except Exception:
             self._connections.release()
             raise
+
+    def handle_error(self, request: socket.socket, client_address) -> None:
+        """One log line, no traceback; none for a client that went away (a closed page)."""
+        error = sys.exc_info()[1]
+        if not isinstance(error, (ConnectionError, TimeoutError)):
+            self.state.logger.warning(f'a request from {client_address[0]} failed: '
+                                      f'{type(error).__name__}: {error}')
 
     def process_request_thread(self, request: socket.socket, client_address) -> None:
         try:
