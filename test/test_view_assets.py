@@ -85,3 +85,17 @@ def test_an_installed_package_serves_the_page_without_the_source_tree(tmp_path):
     assert all(str(path).startswith(str(web)) for path in assets.files.values())
     assert {'/', '/app/main.js', '/lib/three/build/three.module.js'} <= set(assets.files)
     assert (web / 'lib' / 'three' / 'LICENSE').is_file()
+
+
+def test_missing_libraries_say_what_to_install(tmp_path, monkeypatch):
+    """Without npm's files (no npm at build time), view names the missing file and the fix."""
+    from urdf_state_py.tools.view import assets
+    page = tmp_path / 'web'
+    page.mkdir()
+    for name in ('assets.json', 'index.html'):
+        (page / name).write_text((REPO / 'web' / name).read_text())
+    with pytest.raises(assets.AssetsMissing, match='three.LICENSE is missing'):
+        load_assets(page, tmp_path / 'lib')
+    monkeypatch.setattr(assets, '_candidates', lambda: [(page, tmp_path / 'lib')])
+    with pytest.raises(assets.AssetsMissing, match=r'npm ci.*apt-get install npm'):
+        assets.find_assets()
