@@ -34,9 +34,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _web_libraries():
-    """(library, path) of every npm file the 3D view serves, as web/assets.json lists them."""
-    with open(os.path.join('web', 'assets.json'), encoding='utf-8') as f:
-        libraries = json.load(f)['libraries']
+    """(library, path) of every npm file the 3D view serves, as web/assets.json lists them
+    (none without that file)."""
+    try:
+        with open(os.path.join('web', 'assets.json'), encoding='utf-8') as f:
+            libraries = json.load(f)['libraries']
+    except FileNotFoundError:
+        return []
     return [(library, path) for library, paths in sorted(libraries.items()) for path in paths]
 
 
