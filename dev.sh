@@ -45,6 +45,11 @@ EXTRAS=(
   "pytest=pytest<9"
   "psutil=psutil"
   "pinocchio=pin"            # test/benchmark-only reference FK
+  "selenium=selenium"        # test-only: drives headless Chromium for the 3D view's tests
+  "PIL=pillow"               # test-only: reads the view's screenshots
+  # test-only: real robots with their STL/DAE meshes (data only, no Python module: pip
+  # is asked once per change of this list and sees it installed)
+  "example_robot_data=example-robot-data"
 )
 
 # The ROS 2 wheels (no-distro mode only): one pinned list per distro.
@@ -222,6 +227,25 @@ sys.exit("not used" in native.loadable().reason)' >/dev/null 2>&1 && return
      --build-temp "$VENV/build/native" >/dev/null 2>&1) || log "warning: native extension not built"
 }
 
+# The 3D view's JavaScript libraries (three.js, urdf-loader): `npm ci` from the committed
+# package-lock.json when node_modules is missing or was installed from another lockfile.
+# Without npm everything else works; `view` then says what to install.
+setup_web_assets() {
+  local h stamp="$ROOT/node_modules/.urdf_state_lockfile"
+  h="$(hash_str < "$ROOT/package-lock.json")"
+  [[ -f "$stamp" && "$(cat "$stamp")" == "$h" ]] && return 0
+  if ! command -v npm >/dev/null 2>&1; then
+    log "warning: npm not found: the 3D view (view, demo --web) needs three.js and urdf-loader; install Node.js and npm (apt-get install npm), then run ./dev.sh setup"
+    return 0
+  fi
+  log "installing the 3D view's JavaScript libraries (npm ci from package-lock.json)"
+  if (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error >&2); then
+    printf '%s\n' "$h" > "$stamp"
+  else
+    log "warning: npm ci failed: the 3D view will say what is missing"
+  fi
+}
+
 setup_package() {
   local h; h="$(package_hash)"
   stamp_ok package "$h" && { native_for_this_venv; return; }
@@ -275,6 +299,7 @@ setup_env() {
   fi
   migrate_flat_venv
   if [[ "$MODE" == distro ]]; then setup_distro; else setup_wheels "$DISTRO"; fi
+  setup_web_assets
   setup_package
   if command -v flock >/dev/null 2>&1; then exec 9>&-; fi
 

@@ -1,5 +1,8 @@
+import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 from glob import glob
 
@@ -27,6 +30,54 @@ def _tree(folder):
 
 
 NATIVE_SRC = os.path.join('urdf_state_py', 'node', 'tf_path', '_native')
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _web_libraries():
+    """(library, path) of every npm file the 3D view serves, as web/assets.json lists them
+    (none without that file)."""
+    try:
+        with open(os.path.join('web', 'assets.json'), encoding='utf-8') as f:
+            libraries = json.load(f)['libraries']
+    except FileNotFoundError:
+        return []
+    return [(library, path) for library, paths in sorted(libraries.items()) for path in paths]
+
+
+def _npm_ci_when_missing(files):
+    """True when ``files`` exist, after running ``npm ci`` (package-lock.json) if some did not.
+
+    A clean clone has no node_modules: a plain colcon build or pip install must still
+    produce a working 3D view, so the build brings the libraries in itself. Without npm
+    (or with URDF_STATE_BUILD_WEB=0) the rest of the package builds and the view says
+    what to install.
+    """
+    if all(os.path.isfile(f) for f in files):
+        return True
+    npm = shutil.which('npm')
+    if os.environ.get('URDF_STATE_BUILD_WEB', '1') == '0' or npm is None:
+        print('urdf_state_py: the 3D view\'s JavaScript libraries are not installed '
+              '(URDF_STATE_BUILD_WEB=0 or no npm): install Node.js and npm, then rebuild; '
+              'everything else works', file=sys.stderr)
+        return False
+    print('urdf_state_py: npm ci (three.js, urdf-loader for the 3D view)', file=sys.stderr)
+    subprocess.run([npm, 'ci', '--no-audit', '--no-fund', '--loglevel=error'], cwd=HERE,
+                   check=False, stdout=sys.stderr)
+    return all(os.path.isfile(f) for f in files)
+
+
+def _web_data_files():
+    """The page (web/) and, when npm could provide them, its libraries under web/lib/."""
+    sources = {(library, path): os.path.join('node_modules', library, path)
+               for library, path in _web_libraries()}
+    entries = _tree('web')
+    if not _npm_ci_when_missing(sources.values()):
+        return entries
+    by_dir = {}
+    for (library, path), source in sources.items():
+        target = os.path.join(share, 'web', 'lib', library, os.path.dirname(path))
+        by_dir.setdefault(target, []).append(source)
+    return entries + sorted(by_dir.items())
 
 
 def _package_version(prefix, package):
@@ -112,7 +163,7 @@ setup(
         (share, ['package.xml']),
         (os.path.join(share, 'launch'), _files('launch/*')),
         (os.path.join(share, 'config'), _files('config/*')),
-    ] + _tree('robots'),
+    ] + _tree('robots') + _web_data_files(),
     install_requires=['setuptools'],
     ext_modules=_native_extensions(),
     cmdclass={'build_ext': OptionalBuildExt},
@@ -139,7 +190,7 @@ setup(
         ],
         'urdf_state_py.verb': [
             f'{name} = urdf_state_py.tools.ros2urdf.verb:{name.capitalize()}Verb'
-            for name in ('check', 'tree', 'fk', 'parsers', 'status')
+            for name in ('check', 'tree', 'fk', 'parsers', 'status', 'view')
         ],
         'urdf_state_py.parsers': [
             'urdf = urdf_state_py.core.parsers.urdf_xml:UrdfXmlParser',

@@ -62,3 +62,31 @@ def big_robot_params() -> list:
     the bundled H1_2 always, TALOS (60 links, negative mimic multipliers) with the corpus."""
     talos = 'example_robot_data/talos_data/robots/talos_full_v2.urdf'
     return [pytest.param(H1_2, id='h1_2')] + corpus_params([CORPUS / talos], ids=['talos'])
+
+
+def _example_robot_data() -> Path | None:
+    """The share folder of the PyPI package example-robot-data (real meshes), if installed."""
+    import importlib.metadata
+    try:
+        files = importlib.metadata.files('example-robot-data') or []
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    for file in files:
+        if file.name == 'package.xml' and file.parent.name == 'example-robot-data':
+            return Path(file.locate()).parent
+    return None
+
+
+#: ``share/example-robot-data`` of the PyPI package (test dependency: robots with STL/DAE
+#: meshes), the folder ``package://example-robot-data/...`` names; None when not installed.
+EXAMPLE_ROBOT_DATA = _example_robot_data()
+EXAMPLE_ROBOT_DATA_REASON = ('needs the PyPI package example-robot-data (real meshes; '
+                             './dev.sh setup installs it)')
+
+
+def example_robot(relative: str) -> Path:
+    """A file of example-robot-data (e.g. ``robots/talos_data/robots/talos_full_v2.urdf``);
+    skips the calling test when the package is not installed."""
+    if EXAMPLE_ROBOT_DATA is None:
+        pytest.skip(EXAMPLE_ROBOT_DATA_REASON)
+    return EXAMPLE_ROBOT_DATA / relative

@@ -61,7 +61,7 @@ def _setup_entry_points() -> dict[str, list[str]]:
 
 def test_every_cli_command_is_a_verb_and_registered_in_setup_py():
     names = [command.name for command in cli.COMMANDS]
-    assert sorted(VERBS) == sorted(names) == ['check', 'fk', 'parsers', 'status', 'tree']
+    assert sorted(VERBS) == sorted(names) == ['check', 'fk', 'parsers', 'status', 'tree', 'view']
     points = _setup_entry_points()
     assert points['ros2cli.command'] == ['urdf = urdf_state_py.tools.ros2urdf.command:UrdfCommand']
     assert points['ros2cli.extension_point'] == [

@@ -17,7 +17,9 @@ Subcommands (``python -m urdf_state_py ...`` or ``urdf_state_check ...``):
 * ``parsers [FILE]`` -- the registered parsers and their options (with
   FILE: each parser's score for it);
 * ``status [NODE]`` -- a running node's model, parser, rates and last
-  rejection (:mod:`.node_status`; the only command that needs ROS).
+  rejection (:mod:`.node_status`; needs ROS);
+* ``view`` -- the robot live in a browser, from robot_description and TF
+  (:mod:`.view`; needs ROS).
 
 The same commands are ``ros2 urdf <command>`` where ros2cli is installed
 (:mod:`.ros2urdf`): both build their arguments from :data:`COMMANDS`.
@@ -43,6 +45,7 @@ from urdf_state_py.core.parsers._xml import decode
 
 from . import node_status
 from .cli_values import UsageError, parse_number
+from .view import command as view_command
 from .model_tree import dot_lines, tree_lines
 
 #: Exit statuses (2 is also what argparse uses for its own usage errors).
@@ -368,6 +371,10 @@ COMMANDS: tuple[Command, ...] = (
     Command('status', "a running urdf_state node's model, parser, rates and last rejection",
             "Read a running urdf_state node's /diagnostics and parameters (needs ROS).",
             node_status.add_arguments, node_status.run),
+    Command('view', 'the robot live in a browser (3D, from robot_description and TF)',
+            'Serve a live 3D view of the robot (three.js + urdf-loader) from the '
+            'robot_description topic, /tf and /tf_static, and print the URL to open (needs ROS).',
+            view_command.add_arguments, view_command.run),
 )
 
 
@@ -376,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description='Inspect a robot description with the urdf_state_py parsers and '
-                    'kinematics (no ROS needed but for status).')
+                    'kinematics (no ROS needed but for status and view).')
     sub = parser.add_subparsers(dest='command', metavar='COMMAND', required=True)
     for command in COMMANDS:
         command_parser = sub.add_parser(command.name, help=command.help,
@@ -395,7 +402,7 @@ def run_command(run: Callable[[argparse.Namespace, TextIO], int], args: argparse
     """
     try:
         return run(args, out or sys.stdout)
-    except (DescriptionError, node_status.StatusError) as exc:
+    except (DescriptionError, node_status.StatusError, view_command.ViewError) as exc:
         print(f'error: {exc}', file=sys.stderr)
         return EXIT_INVALID
     except UsageError as exc:

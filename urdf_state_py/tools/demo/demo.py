@@ -11,7 +11,8 @@ Starts three separate processes on a loopback-only ROS graph:
 2. the joint-state source, ``python -m urdf_state_py.tools.demo.sweep`` (every active
    joint swept within its limits);
 3. the TF viewer, ``python -m urdf_state_py.tools.tf_view``, in the foreground: its
-   screen is the demo's output.
+   screen is the demo's output; with ``--web``, the 3D view instead
+   (``python -m urdf_state_py view``), which prints the URL to open.
 
 The model defaults to the bundled Unitree H1_2 humanoid. Ctrl-C or
 ``--duration`` ends all three (SIGINT, wait, then terminate). The viewer
@@ -38,6 +39,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from urdf_state_py.node.process.loopback import ensure_loopback
+from ..view.command import DEFAULT_PORT
 from ..xacro_args import load_model_file_with_args
 
 PACKAGE = 'urdf_state_py'
@@ -102,6 +104,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--frames', default='',
                    help='comma-separated frames whose pose the viewer shows')
     p.add_argument('--plain', action='store_true', help='no ANSI screen clearing in the viewer')
+    p.add_argument('--web', action='store_true',
+                   help='show the robot in the browser (the view command) instead of the '
+                        'terminal viewer; prints the URL to open')
+    p.add_argument('--port', type=int, default=DEFAULT_PORT,
+                   help=f'with --web: the page\'s port (default {DEFAULT_PORT}; 0: any free one)')
     return p
 
 
@@ -114,14 +121,14 @@ class _Child:
     """
 
     def __init__(self, name: str, argv: list[str], env: dict, log: Path | None,
-                 ignore_sigint: bool = False) -> None:
+                 ignore_sigint: bool = False, cwd: Path | None = None) -> None:
         self.name = name
         self.log = log
         self._log_file = open(log, 'wb') if log is not None else None  # noqa: SIM115
         out = self._log_file if self._log_file is not None else None
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignore_sigint else None
         try:
-            self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=out,
+            self.proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
                                          stderr=subprocess.STDOUT if out is not None else None)
         finally:
             if ignore_sigint:
@@ -207,6 +214,31 @@ def _sleep_until(predicate, timeout: float, step: float = 0.05) -> bool:
     return True
 
 
+def _tf_view_argv(args: argparse.Namespace, model_args: list[str], title: str) -> list[str]:
+    """The terminal TF viewer's command line."""
+    argv = [sys.executable, '-m', f'{PACKAGE}.tools.tf_view', *model_args, '--title', title]
+    if args.frame_prefix:
+        argv += ['--frame-prefix', args.frame_prefix]
+    if args.duration is not None:
+        argv += ['--duration', str(args.duration)]
+    if args.until_complete:
+        argv.append('--until-complete')
+    if args.frames:
+        argv += ['--frames', args.frames]
+    if args.plain:
+        argv.append('--plain')
+    return argv
+
+
+def _web_argv(args: argparse.Namespace, model_path: Path) -> list[str]:
+    """The 3D view's command line: meshes may come from the model's folder."""
+    argv = [sys.executable, '-m', PACKAGE, 'view', '--port', str(args.port),
+            '--allow-dir', str(model_path.parent)]
+    if args.frame_prefix:
+        argv += ['--frame-prefix', args.frame_prefix]
+    return argv
+
+
 def run(args: argparse.Namespace) -> int:
     model_path = args.model or default_model_path()
     if model_path is None:
@@ -250,8 +282,10 @@ def run(args: argparse.Namespace) -> int:
     code = 0
     failed: _Child | None = None
     failed_code = 0
-    # The viewer ends itself after --duration; this is only the backstop.
-    deadline = (time.monotonic() + args.duration + 20.0) if args.duration is not None else None
+    # The terminal viewer ends itself after --duration (this is only the backstop); the web
+    # view runs until told.
+    backstop = 0.0 if args.web else 20.0
+    deadline = (time.monotonic() + args.duration + backstop) if args.duration is not None else None
     with _Signals() as signals:
         try:
             children.append(_Child('node', [py, '-m', f'{PACKAGE}.node', '--ros-args',
@@ -260,27 +294,21 @@ def run(args: argparse.Namespace) -> int:
             children.append(_Child('sweep', [py, '-m', f'{PACKAGE}.tools.demo.sweep', *model_args,
                                              '--rate', str(args.rate)],
                                    env, workdir / 'sweep.log'))
-            view_argv = [py, '-m', f'{PACKAGE}.tools.tf_view', *model_args, '--title', title]
-            if args.frame_prefix:
-                view_argv += ['--frame-prefix', args.frame_prefix]
-            if args.duration is not None:
-                view_argv += ['--duration', str(args.duration)]
-            if args.until_complete:
-                view_argv.append('--until-complete')
-            if args.frames:
-                view_argv += ['--frames', args.frames]
-            if args.plain:
-                view_argv.append('--plain')
+            view_argv = _web_argv(args, model_path) if args.web else _tf_view_argv(
+                args, model_args, title)
             if not signals.received:
-                viewer = _Child('tf_view', view_argv, env, None, ignore_sigint=True)
+                # the web view's relative mesh paths are relative to the model's folder
+                viewer = _Child('view' if args.web else 'tf_view', view_argv, env, None,
+                                ignore_sigint=True, cwd=model_path.parent if args.web else None)
             # Foreground: wait for the viewer, watching that the helpers stay alive.
             while viewer is not None and viewer.running() and not signals.received:
                 failed = next((c for c in children if not c.running()), None)
                 if failed is not None:
                     break
                 if deadline is not None and time.monotonic() > deadline:
-                    print('urdf_state_demo: the viewer overran --duration; stopping',
-                          file=sys.stderr)
+                    if not args.web:
+                        print('urdf_state_demo: the viewer overran --duration; stopping',
+                              file=sys.stderr)
                     break
                 time.sleep(0.1)
         finally:
@@ -316,6 +344,8 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.until_complete and args.web:
+        build_parser().error('--until-complete needs the terminal viewer (not --web)')
     if args.until_complete and args.duration is None:
         args.duration = 60.0   # the cap when waiting for completeness
     if args.rate <= 0:

@@ -40,6 +40,7 @@ def _verb(command: Command) -> type[VerbExtension]:
                 {'__doc__': doc, 'command': command, '__module__': __name__})
 
 
-CheckVerb, TreeVerb, FkVerb, ParsersVerb, StatusVerb = (_verb(c) for c in COMMANDS)
+CheckVerb, TreeVerb, FkVerb, ParsersVerb, StatusVerb, ViewVerb = (_verb(c) for c in COMMANDS)
 #: Verb name -> class, as setup.py registers them.
-VERBS = {cls.command.name: cls for cls in (CheckVerb, TreeVerb, FkVerb, ParsersVerb, StatusVerb)}
+VERBS = {cls.command.name: cls
+         for cls in (CheckVerb, TreeVerb, FkVerb, ParsersVerb, StatusVerb, ViewVerb)}
