@@ -13,31 +13,8 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-
-# ------------------------------------------------------------------ environment
-
-def loopback_env(base=None) -> dict[str, str]:
-    """Environment for a child ROS process: discovery on localhost, own domain id."""
-    try:
-        from urdf_state_py.node.process.loopback import loopback_env as _impl
-    except ImportError:  # pragma: no cover - fallback while ros_env is absent
-        import random
-        env = dict(os.environ if base is None else base)
-        env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-        if env.get('ROS_DISTRO') == 'humble':
-            env['ROS_LOCALHOST_ONLY'] = '1'
-        if not env.get('ROS_DOMAIN_ID', '').strip():
-            env['ROS_DOMAIN_ID'] = str(random.randint(1, 100))
-        return env
-    return _impl(base)
-
-
-def ensure_loopback() -> None:
-    """Apply :func:`loopback_env` to this process (before ``rclpy.init``)."""
-    env = loopback_env()
-    for key in ('ROS_AUTOMATIC_DISCOVERY_RANGE', 'ROS_LOCALHOST_ONLY', 'ROS_DOMAIN_ID'):
-        if key in env:
-            os.environ[key] = env[key]
+# Child ROS processes and this one stay on loopback, in a domain of their own.
+from urdf_state_py.node.process.loopback import ensure_loopback, loopback_env  # noqa: F401
 
 
 @contextlib.contextmanager
