@@ -51,21 +51,42 @@ def verdict(reader, data):
 def test_fuzz_same_verdict_as_the_python_reader(module):
     # the seed and draw order of test_joint_state_cdr's fuzz: the very same payloads
     rng = np.random.default_rng(11)
+    caps = np.random.default_rng(12)   # the warm pair's name cap, drawn apart from the payloads
     warm = (JointStateReader(), native.NativeJointStateReader(module))  # caches across messages
-    accepted = rejected = 0
+    accepted = rejected = capped = 0
     for _ in range(400):
         data = serialize_message(random_joint_state(rng))
         for _pass in range(2):  # a fresh pair of readers per pass, as there
             fresh = (JointStateReader(), native.NativeJointStateReader(module))
             for bad in [data, *mutations(rng, data)]:
-                for py, c in (fresh, warm):
-                    expected = verdict(py, bad)
-                    assert verdict(c, bad) == expected, bad.hex()
+                expected = verdict(fresh[0], bad)
+                assert verdict(fresh[1], bad) == expected, bad.hex()
                 if expected[0] == 'accepted':
                     accepted += 1
                 else:
                     rejected += 1
-    assert accepted > 100 and rejected > 2000, (accepted, rejected)
+                # the model swapped (a new cap) while the warm pair has names cached
+                cap = None if caps.random() < 0.5 else int(caps.integers(0, 12))
+                warm[0].max_names = warm[1].max_names = cap
+                got = verdict(warm[0], bad)
+                assert verdict(warm[1], bad) == got, (cap, bad.hex())
+                capped += got[:2] == ('rejected', 'oversized') and expected[0] == 'accepted'
+    assert accepted > 100 and rejected > 2000 and capped > 50, (accepted, rejected, capped)
+
+
+def test_a_smaller_cap_applies_to_cached_names(module):
+    """After a swap to a smaller model the cap applies to the name list a reader has
+    cached too (the C decoder always applied it, the Python reader skipped it)."""
+    data = serialize_message(JointState(name=[f'j{i}' for i in range(5)], position=[0.0] * 5))
+    readers = (JointStateReader(), native.NativeJointStateReader(module))
+    assert [verdict(r, data)[0] for r in readers] == ['accepted', 'accepted']   # now cached
+    for reader in readers:
+        reader.max_names = 3
+    expected = ('rejected', 'oversized', 'oversized: 5 names, more than the 3 this model accepts')
+    assert [verdict(r, data) for r in readers] == [expected, expected]
+    for reader in readers:
+        reader.max_names = 5
+    assert [verdict(r, data)[0] for r in readers] == ['accepted', 'accepted']
 
 
 def test_repeated_names_keep_the_tuple(module):
