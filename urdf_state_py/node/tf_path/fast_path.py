@@ -39,6 +39,12 @@ warnings are re-armed when it is switched off); without ``ignore_limits`` the
 fast path runs only while it holds, so the rest of the state has nothing left
 to report.
 
+A zero of the other sign than a limit's (``-0.0`` against a lower limit of
+``+0.0``) compares equal to it, so it is no clamp, as for the general path:
+the byte comparison above may see one (numpy's ``fmax`` picks the limit's zero
+in its SIMD loops, by array length), and the rows then show that nothing was
+clamped. The rotation of either zero is the same, so are the bytes.
+
 Eligible name lists: every published joint rotates (revolute or continuous:
 constant translations), every mimic joint among them follows a rotating
 joint the message drives (one mimic level), and the /tf message can be pre-serialised.
@@ -230,8 +236,9 @@ class FastPath:
         if (route.unwarned & rows).any():
             return False
         effective[:] = checked
-        self.clamps += 1        # for /diagnostics: which joints, and that it goes on
-        self.last_clamped = [route.row_names[i] for i in np.flatnonzero(rows)]
+        if rows.any():  # else only a zero's sign changed: no clamp (see the module docstring)
+            self.clamps += 1    # for /diagnostics: which joints, and that it goes on
+            self.last_clamped = [route.row_names[i] for i in np.flatnonzero(rows)]
         return True
 
     def update(self, names: tuple[str, ...], positions: np.ndarray, stamp_ns: int, now_ns: int,
