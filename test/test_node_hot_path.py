@@ -34,6 +34,9 @@ from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms  # noqa: E
 
 _FIRST_STAMP = struct.Struct('<ii')  # after the CDR header and the sequence length
 
+#: TOY with rotating joints only: every name list of it gets a native plan.
+REVOLUTE = TOY.replace('name="toy"', 'name="revolute"').replace('"prismatic"', '"revolute"')
+
 
 class RawSide:
     """The test side: a raw /tf recorder, a JointState publisher, a parameter client."""
@@ -280,3 +283,60 @@ def test_without_the_low_level_api_the_executor_path_is_chosen_with_a_reason():
     assert unavailable_reason() is None                       # this rclpy has the API
     reason = unavailable_reason(GalacticLikeNode(), object())
     assert reason and 'private' in reason
+
+
+def _free_elsewhere(lock) -> bool:
+    """Whether another thread could take ``lock`` (a JointStateInput's) right now."""
+    free = []
+
+    def probe():
+        if lock._lock.acquire(blocking=False):
+            lock._lock.release()
+            free.append(True)
+
+    thread = threading.Thread(target=probe)
+    thread.start()
+    thread.join()
+    return bool(free)
+
+
+def test_a_settings_swap_adopts_the_joint_values_between_two_messages(side):
+    """use_smallest_joint_limits rebuilds the model, whose new merger adopts the values the
+    old one received. A JointState handled meanwhile (the serving thread, as a handed-over
+    message) would change the old merger's received set and values under the adopt:
+    "Set changed size during iteration" (the change refused as an internal error) or the
+    values of two messages mixed. So adopt runs under the JointState lock."""
+    node = NodeUnderTest('urdf_state_adopt', {
+        'robot_description': REVOLUTE, 'publish_frequency': 0.0, 'ignore_timestamp': True},
+        namespace='/adopt')
+    joint_input = node.node._input
+    interleaved = []
+
+    class Interleaving(set):
+        """The old merger's received joints: after the first one, a JointState is handled
+        wherever the lock lets one in (old: here, mid-adopt)."""
+
+        def __iter__(self):
+            items = super().__iter__()
+            yield next(items)
+            if _free_elsewhere(joint_input.lock):
+                interleaved.append(True)
+                writer = threading.Thread(target=joint_input.on_raw, args=(
+                    joint_state_bytes(['a', 'b'], [0.75, 0.75], time.time_ns()),))
+                writer.start()
+                writer.join()
+            yield from items
+
+    try:
+        joint_input.on_raw(joint_state_bytes(['a'], [0.25], time.time_ns()))
+        old = node.node._loaded.merger
+        old._received = Interleaving(old._received)
+        results = side.set_parameters(node.name, use_smallest_joint_limits=True)
+        assert [r.successful for r in results] == [True], [r.reason for r in results]
+        assert not interleaved, 'a JointState was handled in the middle of the adopt'
+        new = node.node._loaded.merger
+        assert new is not old
+        index = node.node.kinematics.variable_index
+        assert new.q[index['a']] == 0.25 and new.q[index['b']] == 0.0
+    finally:
+        node.close()
