@@ -77,11 +77,12 @@ def test_the_native_loop_serves_joint_states_byte_for_byte(side, switch):
             got = send_until_tf(side, pub, ['a'], values, stamp)
             assert got == reference.payload(['a'], values, stamp), f'message {k}'
         with joint_input.lock:   # pauses the loop and brings its counters over
-            counts = joint_input.hot_path._sync.counts()
-            published = node.node._health.tf_published
+            health = node.node._health
+            published, handed = health.tf_published, dict(health.joint_states_handed)
+            served = health.native_loop_served
             assert joint_input.last_tf_ns > 0
-        handed = sum(counts.values())
-        assert published >= 60 and handed < 10, (published, counts)
+        assert published >= 60 and sum(handed.values()) < 10 and served > 50, \
+            (published, handed, served)
     assert not joint_input.hot_path.running
 
 

@@ -30,6 +30,7 @@ from urdf_state_py.core.parsers import load_model  # noqa: E402
 from urdf_state_py.node.guards import INTERNAL_ERROR  # noqa: E402
 from urdf_state_py.node.tf_path.hot_path import unavailable_reason  # noqa: E402
 from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger  # noqa: E402
+from urdf_state_py.node.tf_path.native_loop import NativeHotPath  # noqa: E402
 from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms  # noqa: E402
 
 _FIRST_STAMP = struct.Struct('<ii')  # after the CDR header and the sequence length
@@ -167,15 +168,19 @@ def test_hot_path_tf_equals_the_general_path_byte_for_byte(side, robot, hot):
         node.close()
 
 
-def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side):
-    model_a = TOY
-    model_b = TOY.replace('name="toy"', 'name="toy_b"').replace(
+@pytest.mark.parametrize('model_a', [TOY, REVOLUTE], ids=['prismatic', 'revolute'])
+def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side, model_a):
+    """With a prismatic joint in the name list every message takes the Python path; with
+    rotating joints only, the native loop (where it serves) installs each model's plan
+    after its swap and serves the stream with it."""
+    model_b = model_a.replace('name="toy"', 'name="toy_b"').replace(
         '<origin xyz="1 0 0"/>', '<origin xyz="1.5 0 0.25"/>').replace(
         '<origin xyz="0 1 0"/>', '<origin xyz="0 1.25 0"/>').replace(
         '<origin xyz="0 0 1"/>', '<origin xyz="0.5 0 1"/>')
     node = NodeUnderTest('urdf_state_swap', {
         'robot_description': model_a, 'publish_frequency': 0.0, 'ignore_timestamp': True},
         namespace='/swap')
+    native = type(node.node._input.hot_path) is NativeHotPath and model_a is REVOLUTE
     stop = threading.Event()
     sent: dict[int, np.ndarray] = {}
     names = ['a', 'b']
@@ -203,11 +208,14 @@ def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side):
         thread = threading.Thread(target=stream, daemon=True)
         thread.start()
         for k in range(8):
+            served = _served(node)
             results = side.set_parameters(node.name,
                                           robot_description=model_b if k % 2 == 0 else model_a)
             assert all(r.successful for r in results)
             n = len(side.received())
             wait_until(lambda: len(side.received()) > n + 20, what='/tf after a swap')
+            if native:   # this model's plan installed: the loop serves the stream again
+                wait_until(lambda: _served(node) > served + 20, what='the new plan serving')
         stop.set()
         thread.join(10.0)
         wait_until(lambda: len(side.received()) >= 100, what='/tf messages')
@@ -226,6 +234,12 @@ def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side):
     finally:
         stop.set()
         node.close()
+
+
+def _served(node) -> int:
+    """Messages the node's native loop served itself so far (0 on the Python path)."""
+    with node.node._input.lock:
+        return node.node._health.native_loop_served
 
 
 def test_a_message_that_fails_is_counted_logged_once_and_the_thread_goes_on(side):
