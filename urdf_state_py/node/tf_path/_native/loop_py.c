@@ -47,7 +47,13 @@ static int loop_init(LoopObject *self, PyObject *args, PyObject *kwargs) {
 
 static void loop_dealloc(LoopObject *self) {
   Py_CLEAR(self->plan);
-  if (self->ready) pthread_mutex_destroy(&self->sh.mutex);
+  /* A loop dropped while paused: unlocked by the thread that paused it, never destroyed
+   * locked (only that thread may unlock it; otherwise the mutex is left as it is). */
+  if (self->ready && self->paused_by == PyThread_get_thread_ident()) {
+    self->paused_by = 0;
+    pthread_mutex_unlock(&self->sh.mutex);
+  }
+  if (self->ready && !self->paused_by) pthread_mutex_destroy(&self->sh.mutex);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
