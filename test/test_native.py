@@ -158,6 +158,49 @@ def test_switched_off_the_python_decoder_serves(fresh_status, value):
     assert type(native.joint_state_reader()) is JointStateReader
 
 
+def test_the_native_loop_runs_only_on_the_tested_rclpy_rcl_pairs():
+    assert native.untested('7.1.5', '9.2.7') is None        # Jazzy's wheels
+    assert native.untested('9.1.2', '10.1.3') is None       # Kilted's
+    assert native.untested('3.3.15', '5.3.9') == (          # Humble: builds, never tested
+        'no test covers rclpy 3.3.15 with rcl 5.3.9 (tested: rclpy 7.1.5 with rcl 9.2.7, '
+        'rclpy 9.1.2 with rcl 10.1.3); URDF_STATE_NATIVE=on starts the native loop anyway')
+    for rclpy, rcl in (('7.1.5', '10.1.3'), ('7.1.6', '9.2.7'), ('9.1.2', '10.2.0')):
+        assert native.untested(rclpy, rcl) is not None, (rclpy, rcl)
+
+
+def test_the_tested_pairs_are_the_wheels_the_suite_runs_on(module, repo_root):
+    """Moving a pin in requirements/ros-<distro>.txt without TESTED fails here."""
+    import importlib.metadata
+    distro = os.environ.get('URDF_STATE_DISTRO')
+    pins = repo_root / 'requirements' / f'ros-{distro}.txt'
+    try:
+        installed = {name: importlib.metadata.version(f'ros-{name}') for name in ('rclpy', 'rcl')}
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip('not the PyPI wheels (a sourced ROS 2)')
+    if not pins.is_file():
+        pytest.skip(f'no pinned wheels for URDF_STATE_DISTRO={distro!r}')
+    pinned = dict(line.strip()[len('ros-'):].split('==') for line in pins.read_text().splitlines()
+                  if line.startswith(('ros-rclpy==', 'ros-rcl==')))
+    assert installed == pinned, f'{pins.name} pins {pinned}, the venv has {installed}'
+    info = module.build_info()
+    assert (info['rclpy'], info['rcl']) in native.TESTED, info
+
+
+def test_an_untested_pair_refuses_the_loop_unless_forced(fresh_status, module):
+    fresh_status.delenv('URDF_STATE_NATIVE', raising=False)
+    fresh_status.setattr(native, 'TESTED', frozenset({('0.0.1', '0.0.1')}))
+    info = module.build_info()
+    refused = native.status()
+    assert refused.module is not None   # the decoder is pure C: it serves all the same
+    assert refused.loop_refused == native.untested(info['rclpy'], info['rcl'])
+    native.status.cache_clear()
+    fresh_status.setenv('URDF_STATE_NATIVE', 'on')
+    forced = native.status()
+    assert forced.module is not None and forced.loop_refused is None
+    assert forced.reason == (f'built for rcl {info["rcl"]}, rclpy {info["rclpy"]}; a pair no '
+                             'test covers, started as URDF_STATE_NATIVE=on asks')
+
+
 def test_an_unloadable_build_falls_back_saying_why(fresh_status, tmp_path):
     fresh_status.delenv('URDF_STATE_NATIVE', raising=False)
     fresh_status.setenv('URDF_STATE_NATIVE_MODULE', str(tmp_path / 'missing.so'))

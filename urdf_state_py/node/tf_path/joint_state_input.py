@@ -110,8 +110,8 @@ class JointStateInput:
         suffix = '' if planned else ' for the source_list topics'
         why_not = native.reason
         if native.module is not None:
-            why_not = next(filter(None, (native_unavailable_reason(node, sub, self._tf_pub)
-                                         for sub, _ in routes)), '')
+            why_not = native.loop_refused or next(filter(None, (
+                native_unavailable_reason(node, sub, self._tf_pub) for sub, _ in routes)), '')
             if not why_not:
                 sync = LoopSync(native.module, self._current, self._health, self, self.errors)
 
