@@ -230,7 +230,9 @@ class LoopSync:
         self.loop.install(None, 0, 0, None, False)   # (a refused install has dropped the old)
 
     def counts(self) -> dict[str, int]:
-        """Messages the loop handed to Python, by reason (call under the lock)."""
+        """The loop's counters (call under the lock): messages handed to Python by reason,
+        and ``served`` (by the plan), ``errors`` (rcl take/clock/publish), ``retries``
+        (failed waits)."""
         return self.loop.counts()
 
 
