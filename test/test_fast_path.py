@@ -228,3 +228,31 @@ def test_a_joint_clamped_for_the_first_time_goes_to_the_general_path_once(toy):
     assert twin.fast_hits == hits + 2
     fast._warned.reset()                  # what an ignore_limits change does: warn again
     assert fast.update(names, np.array([1.3, 0.2]), 6 * NS, 6 * NS, 6, 0, False) is None
+
+
+def chain(joints: int) -> str:
+    """A chain of ``joints`` revolute joints j0, j1, ... (every name list of it is eligible)."""
+    links = ''.join(f'<link name="l{i}"/>' for i in range(joints + 1))
+    return (f'<robot name="chain">{links}' + ''.join(
+        f'<joint name="j{i}" type="revolute"><parent link="l{i}"/><child link="l{i + 1}"/>'
+        f'<origin xyz="0 0 0.1"/><axis xyz="0 1 0"/>'
+        f'<limit lower="-2" upper="2" effort="1" velocity="1"/></joint>'
+        for i in range(joints)) + '</robot>')
+
+
+def test_the_route_cache_of_a_large_robot_stays_within_its_memory_budget():
+    """A peer cycling through 64 orders of a 100-joint robot's names: the cache keeps fewer
+    routes than their count allows, so their memory stays within the budget."""
+    from urdf_state_py.node.tf_path import fast_path
+
+    twin = Twin(load_model(chain(100)), 0.0)
+    rng = np.random.default_rng(1)
+    names = [f'j{i}' for i in range(100)]
+    for k in range(64):
+        order = tuple(rng.permutation(names))
+        for i in range(2):   # the general path first, then the route of this order
+            twin.step(order, np.zeros(100), NS * (k + 1) + i, NS * (k + 1) + i, False)
+    fast = twin.sides[1][2]
+    routes = [route for route in fast._routes.values() if route is not None]
+    assert 10 < len(routes) < fast_path._ROUTE_CACHE_SIZE, len(routes)
+    assert sum(route.nbytes for route in routes) <= fast_path._ROUTE_CACHE_BYTES

@@ -51,21 +51,42 @@ def verdict(reader, data):
 def test_fuzz_same_verdict_as_the_python_reader(module):
     # the seed and draw order of test_joint_state_cdr's fuzz: the very same payloads
     rng = np.random.default_rng(11)
+    caps = np.random.default_rng(12)   # the warm pair's name cap, drawn apart from the payloads
     warm = (JointStateReader(), native.NativeJointStateReader(module))  # caches across messages
-    accepted = rejected = 0
+    accepted = rejected = capped = 0
     for _ in range(400):
         data = serialize_message(random_joint_state(rng))
         for _pass in range(2):  # a fresh pair of readers per pass, as there
             fresh = (JointStateReader(), native.NativeJointStateReader(module))
             for bad in [data, *mutations(rng, data)]:
-                for py, c in (fresh, warm):
-                    expected = verdict(py, bad)
-                    assert verdict(c, bad) == expected, bad.hex()
+                expected = verdict(fresh[0], bad)
+                assert verdict(fresh[1], bad) == expected, bad.hex()
                 if expected[0] == 'accepted':
                     accepted += 1
                 else:
                     rejected += 1
-    assert accepted > 100 and rejected > 2000, (accepted, rejected)
+                # the model swapped (a new cap) while the warm pair has names cached
+                cap = None if caps.random() < 0.5 else int(caps.integers(0, 12))
+                warm[0].max_names = warm[1].max_names = cap
+                got = verdict(warm[0], bad)
+                assert verdict(warm[1], bad) == got, (cap, bad.hex())
+                capped += got[:2] == ('rejected', 'oversized') and expected[0] == 'accepted'
+    assert accepted > 100 and rejected > 2000 and capped > 50, (accepted, rejected, capped)
+
+
+def test_a_smaller_cap_applies_to_cached_names(module):
+    """After a swap to a smaller model the cap applies to the name list a reader has
+    cached too (the C decoder always applied it, the Python reader skipped it)."""
+    data = serialize_message(JointState(name=[f'j{i}' for i in range(5)], position=[0.0] * 5))
+    readers = (JointStateReader(), native.NativeJointStateReader(module))
+    assert [verdict(r, data)[0] for r in readers] == ['accepted', 'accepted']   # now cached
+    for reader in readers:
+        reader.max_names = 3
+    expected = ('rejected', 'oversized', 'oversized: 5 names, more than the 3 this model accepts')
+    assert [verdict(r, data) for r in readers] == [expected, expected]
+    for reader in readers:
+        reader.max_names = 5
+    assert [verdict(r, data)[0] for r in readers] == ['accepted', 'accepted']
 
 
 def test_repeated_names_keep_the_tuple(module):
@@ -135,6 +156,49 @@ def test_switched_off_the_python_decoder_serves(fresh_status, value):
     assert native.loadable().module is not None or 'not built' in native.loadable().reason
     assert status.summary == 'joint_states decoder: Python (URDF_STATE_NATIVE=off)'
     assert type(native.joint_state_reader()) is JointStateReader
+
+
+def test_the_native_loop_runs_only_on_the_tested_rclpy_rcl_pairs():
+    assert native.untested('7.1.5', '9.2.7') is None        # Jazzy's wheels
+    assert native.untested('9.1.2', '10.1.3') is None       # Kilted's
+    assert native.untested('3.3.15', '5.3.9') == (          # Humble: builds, never tested
+        'no test covers rclpy 3.3.15 with rcl 5.3.9 (tested: rclpy 7.1.5 with rcl 9.2.7, '
+        'rclpy 9.1.2 with rcl 10.1.3); URDF_STATE_NATIVE=on starts the native loop anyway')
+    for rclpy, rcl in (('7.1.5', '10.1.3'), ('7.1.6', '9.2.7'), ('9.1.2', '10.2.0')):
+        assert native.untested(rclpy, rcl) is not None, (rclpy, rcl)
+
+
+def test_the_tested_pairs_are_the_wheels_the_suite_runs_on(module, repo_root):
+    """Moving a pin in requirements/ros-<distro>.txt without TESTED fails here."""
+    import importlib.metadata
+    distro = os.environ.get('URDF_STATE_DISTRO')
+    pins = repo_root / 'requirements' / f'ros-{distro}.txt'
+    try:
+        installed = {name: importlib.metadata.version(f'ros-{name}') for name in ('rclpy', 'rcl')}
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip('not the PyPI wheels (a sourced ROS 2)')
+    if not pins.is_file():
+        pytest.skip(f'no pinned wheels for URDF_STATE_DISTRO={distro!r}')
+    pinned = dict(line.strip()[len('ros-'):].split('==') for line in pins.read_text().splitlines()
+                  if line.startswith(('ros-rclpy==', 'ros-rcl==')))
+    assert installed == pinned, f'{pins.name} pins {pinned}, the venv has {installed}'
+    info = module.build_info()
+    assert (info['rclpy'], info['rcl']) in native.TESTED, info
+
+
+def test_an_untested_pair_refuses_the_loop_unless_forced(fresh_status, module):
+    fresh_status.delenv('URDF_STATE_NATIVE', raising=False)
+    fresh_status.setattr(native, 'TESTED', frozenset({('0.0.1', '0.0.1')}))
+    info = module.build_info()
+    refused = native.status()
+    assert refused.module is not None   # the decoder is pure C: it serves all the same
+    assert refused.loop_refused == native.untested(info['rclpy'], info['rcl'])
+    native.status.cache_clear()
+    fresh_status.setenv('URDF_STATE_NATIVE', 'on')
+    forced = native.status()
+    assert forced.module is not None and forced.loop_refused is None
+    assert forced.reason == (f'built for rcl {info["rcl"]}, rclpy {info["rclpy"]}; a pair no '
+                             'test covers, started as URDF_STATE_NATIVE=on asks')
 
 
 def test_an_unloadable_build_falls_back_saying_why(fresh_status, tmp_path):

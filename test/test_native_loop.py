@@ -203,3 +203,26 @@ def test_hostile_payloads_through_the_plan(module):
             now += 1_000
             twin.step(bad, now, False)
     assert twin.native_hits > 250 and twin.handed > 1000, (twin.native_hits, twin.handed)
+
+
+def _fan(joints: int, lower: str) -> str:
+    """A robot of ``joints`` revolute joints side by side, each limited to [lower, 1]."""
+    links = ''.join(f'<link name="l{i}"/>' for i in range(joints))
+    return (f'<robot name="fan"><link name="base"/>{links}' + ''.join(
+        f'<joint name="j{i}" type="revolute"><parent link="base"/><child link="l{i}"/>'
+        f'<axis xyz="0 0 1"/><limit lower="{lower}" upper="1" effort="1" velocity="1"/></joint>'
+        for i in range(joints)) + '</robot>')
+
+
+def test_a_zero_of_the_other_sign_at_a_limit_is_no_clamp(module):
+    """-0.0 against a lower limit of +0.0: numpy's fmax picks the limit's zero for 16
+    elements (its SIMD loop), the C loop keeps the message's; neither is a clamp (the
+    general path reports none), so both counters stay at zero and the /tf bytes agree."""
+    model = load_model(_fan(16, '0'))
+    names = [f'j{i}' for i in range(16)]
+    twin = NativeTwin(module, model, 0.0)
+    for k in range(20):
+        twin.step(_payload(names, [-0.0] * 16, NS + k), 2 * NS + k, False)
+    assert twin.native_hits >= 15
+    fast = twin.sides[0][2]
+    assert fast.clamps == 0 and fast.last_clamped == [], (fast.clamps, fast.last_clamped)

@@ -77,11 +77,12 @@ def test_the_native_loop_serves_joint_states_byte_for_byte(side, switch):
             got = send_until_tf(side, pub, ['a'], values, stamp)
             assert got == reference.payload(['a'], values, stamp), f'message {k}'
         with joint_input.lock:   # pauses the loop and brings its counters over
-            counts = joint_input.hot_path._sync.counts()
-            published = node.node._health.tf_published
+            health = node.node._health
+            published, handed = health.tf_published, dict(health.joint_states_handed)
+            served = health.native_loop_served
             assert joint_input.last_tf_ns > 0
-        handed = sum(counts.values())
-        assert published >= 60 and handed < 10, (published, counts)
+        assert published >= 60 and sum(handed.values()) < 10 and served > 50, \
+            (published, handed, served)
     assert not joint_input.hot_path.running
 
 
@@ -112,6 +113,36 @@ def test_switched_off_the_python_hot_path_serves_and_says_why(switch):
         assert line in node.logs('info')
         assert node.node._health.joint_states_path == line
     finally:
+        node.close()
+
+
+@pytest.mark.parametrize('forced', [False, True], ids=['auto', 'on'])
+def test_on_an_untested_rclpy_rcl_pair_python_serves_unless_forced(side, switch, forced):
+    """A node started where no test covered the rclpy/rcl pair (faked: the tested set
+    holds another pair): the Python hot path, and the log line says why;
+    URDF_STATE_NATIVE=on starts the native loop all the same, and says so."""
+    switch.setattr(native, 'TESTED', frozenset({('0.0.1', '0.0.1')}))
+    if forced:
+        switch.setenv('URDF_STATE_NATIVE', 'on')
+    else:
+        switch.delenv('URDF_STATE_NATIVE', raising=False)
+    status = native.status()
+    if status.module is None:
+        pytest.skip(f'the native extension cannot run here: {status.reason}')
+    name = f'native_untested_{int(forced)}'
+    node = NodeUnderTest(f'urdf_state_{name}', PARAMS, namespace=f'/{name}')
+    pub = side.node.create_publisher(JointState, f'/{name}/joint_states', 100)
+    try:
+        line = (f'joint_states path: native loop (C) ({status.reason})' if forced else
+                f'joint_states path: Python hot path ({status.loop_refused})')
+        assert line in node.logs('info') and node.node._health.joint_states_path == line
+        assert type(node.node._input.hot_path) is (NativeHotPath if forced else HotPath)
+        wait_until(lambda: pub.get_subscription_count() > 0, what='the node subscribing')
+        stamp = time.time_ns()
+        assert send_until_tf(side, pub, ['a'], [0.2], stamp) == \
+            GeneralPath(TOY).payload(['a'], [0.2], stamp)
+    finally:
+        side.node.destroy_publisher(pub)
         node.close()
 
 

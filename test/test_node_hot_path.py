@@ -30,9 +30,13 @@ from urdf_state_py.core.parsers import load_model  # noqa: E402
 from urdf_state_py.node.guards import INTERNAL_ERROR  # noqa: E402
 from urdf_state_py.node.tf_path.hot_path import unavailable_reason  # noqa: E402
 from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger  # noqa: E402
+from urdf_state_py.node.tf_path.native_loop import NativeHotPath  # noqa: E402
 from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms  # noqa: E402
 
 _FIRST_STAMP = struct.Struct('<ii')  # after the CDR header and the sequence length
+
+#: TOY with rotating joints only: every name list of it gets a native plan.
+REVOLUTE = TOY.replace('name="toy"', 'name="revolute"').replace('"prismatic"', '"revolute"')
 
 
 class RawSide:
@@ -164,15 +168,19 @@ def test_hot_path_tf_equals_the_general_path_byte_for_byte(side, robot, hot):
         node.close()
 
 
-def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side):
-    model_a = TOY
-    model_b = TOY.replace('name="toy"', 'name="toy_b"').replace(
+@pytest.mark.parametrize('model_a', [TOY, REVOLUTE], ids=['prismatic', 'revolute'])
+def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side, model_a):
+    """With a prismatic joint in the name list every message takes the Python path; with
+    rotating joints only, the native loop (where it serves) installs each model's plan
+    after its swap and serves the stream with it."""
+    model_b = model_a.replace('name="toy"', 'name="toy_b"').replace(
         '<origin xyz="1 0 0"/>', '<origin xyz="1.5 0 0.25"/>').replace(
         '<origin xyz="0 1 0"/>', '<origin xyz="0 1.25 0"/>').replace(
         '<origin xyz="0 0 1"/>', '<origin xyz="0.5 0 1"/>')
     node = NodeUnderTest('urdf_state_swap', {
         'robot_description': model_a, 'publish_frequency': 0.0, 'ignore_timestamp': True},
         namespace='/swap')
+    native = type(node.node._input.hot_path) is NativeHotPath and model_a is REVOLUTE
     stop = threading.Event()
     sent: dict[int, np.ndarray] = {}
     names = ['a', 'b']
@@ -200,11 +208,14 @@ def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side):
         thread = threading.Thread(target=stream, daemon=True)
         thread.start()
         for k in range(8):
+            served = _served(node)
             results = side.set_parameters(node.name,
                                           robot_description=model_b if k % 2 == 0 else model_a)
             assert all(r.successful for r in results)
             n = len(side.received())
             wait_until(lambda: len(side.received()) > n + 20, what='/tf after a swap')
+            if native:   # this model's plan installed: the loop serves the stream again
+                wait_until(lambda: _served(node) > served + 20, what='the new plan serving')
         stop.set()
         thread.join(10.0)
         wait_until(lambda: len(side.received()) >= 100, what='/tf messages')
@@ -223,6 +234,12 @@ def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side):
     finally:
         stop.set()
         node.close()
+
+
+def _served(node) -> int:
+    """Messages the node's native loop served itself so far (0 on the Python path)."""
+    with node.node._input.lock:
+        return node.node._health.native_loop_served
 
 
 def test_a_message_that_fails_is_counted_logged_once_and_the_thread_goes_on(side):
@@ -280,3 +297,60 @@ def test_without_the_low_level_api_the_executor_path_is_chosen_with_a_reason():
     assert unavailable_reason() is None                       # this rclpy has the API
     reason = unavailable_reason(GalacticLikeNode(), object())
     assert reason and 'private' in reason
+
+
+def _free_elsewhere(lock) -> bool:
+    """Whether another thread could take ``lock`` (a JointStateInput's) right now."""
+    free = []
+
+    def probe():
+        if lock._lock.acquire(blocking=False):
+            lock._lock.release()
+            free.append(True)
+
+    thread = threading.Thread(target=probe)
+    thread.start()
+    thread.join()
+    return bool(free)
+
+
+def test_a_settings_swap_adopts_the_joint_values_between_two_messages(side):
+    """use_smallest_joint_limits rebuilds the model, whose new merger adopts the values the
+    old one received. A JointState handled meanwhile (the serving thread, as a handed-over
+    message) would change the old merger's received set and values under the adopt:
+    "Set changed size during iteration" (the change refused as an internal error) or the
+    values of two messages mixed. So adopt runs under the JointState lock."""
+    node = NodeUnderTest('urdf_state_adopt', {
+        'robot_description': REVOLUTE, 'publish_frequency': 0.0, 'ignore_timestamp': True},
+        namespace='/adopt')
+    joint_input = node.node._input
+    interleaved = []
+
+    class Interleaving(set):
+        """The old merger's received joints: after the first one, a JointState is handled
+        wherever the lock lets one in (old: here, mid-adopt)."""
+
+        def __iter__(self):
+            items = super().__iter__()
+            yield next(items)
+            if _free_elsewhere(joint_input.lock):
+                interleaved.append(True)
+                writer = threading.Thread(target=joint_input.on_raw, args=(
+                    joint_state_bytes(['a', 'b'], [0.75, 0.75], time.time_ns()),))
+                writer.start()
+                writer.join()
+            yield from items
+
+    try:
+        joint_input.on_raw(joint_state_bytes(['a'], [0.25], time.time_ns()))
+        old = node.node._loaded.merger
+        old._received = Interleaving(old._received)
+        results = side.set_parameters(node.name, use_smallest_joint_limits=True)
+        assert [r.successful for r in results] == [True], [r.reason for r in results]
+        assert not interleaved, 'a JointState was handled in the middle of the adopt'
+        new = node.node._loaded.merger
+        assert new is not old
+        index = node.node.kinematics.variable_index
+        assert new.q[index['a']] == 0.25 and new.q[index['b']] == 0.0
+    finally:
+        node.close()

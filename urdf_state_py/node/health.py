@@ -54,6 +54,8 @@ class Health:
     #: Messages the native loop handed to Python, by reason (LoopSync copies them in).
     joint_states_handed: dict = field(default_factory=dict)
     native_loop_errors: int = 0     # rcl take/publish/clock failures in the native loop
+    native_loop_retries: int = 0    # failed waits of the native loop (each retried)
+    native_loop_served: int = 0     # messages the native loop served without Python
 
     def reject_message(self, reason: str, detail: str, now_ns: int) -> int:
         """Count a dropped message; returns how many were dropped for ``reason`` so far."""
@@ -159,7 +161,9 @@ def node_status(health: Health, view: ModelView | None, *, stale_after_s: float,
     values += [(f'joint_states handed to Python: {reason}', str(n))
                for reason, n in sorted(health.joint_states_handed.items())]
     if health.joint_states_handed:
-        values.append(('native loop errors (rcl)', str(health.native_loop_errors)))
+        values += [('joint_states served by the native loop', str(health.native_loop_served)),
+                   ('native loop errors (rcl)', str(health.native_loop_errors)),
+                   ('native loop wait retries', str(health.native_loop_retries))]
     if problems and level == OK:
         level = WARN
     if problems:

@@ -400,7 +400,7 @@ class UrdfStateNode(Node):
             problem = cfg['joint_settings'].problem(loaded.parsed, cfg)
             if problem:
                 raise _Rejected(problem)
-        new_loaded = None
+        new_loaded = adopted = None
         source = self._source
         if changed & ({'robot_description', 'parser'} | set(self._option_params)):
             if 'robot_description' in changed:
@@ -418,8 +418,10 @@ class UrdfStateNode(Node):
         elif reshaped - {'integrate_velocity'} and loaded is not None and loaded.parsed is not None:
             new_loaded = self._loader.assemble(loaded.source, loaded.description, loaded.parser,
                                                loaded.parsed, cfg)
-            new_loaded.merger.adopt(loaded.merger)
+            adopted = loaded.merger
         with self._input.lock:  # everything validated: apply, between two JointStates
+            if adopted is not None:   # the values received so far, none changing meanwhile
+                new_loaded.merger.adopt(adopted)
             self._commit(cfg, changed, source, new_loaded)
 
     def _commit(self, cfg: dict[str, Any], changed: set[str], source: Source | None,

@@ -108,9 +108,7 @@ class SourceInput:
         self.subscriptions = [sub for sub, _ in routes]
         self.hot_path = None
         if hot_path_requested(hot_path):
-            self.hot_path, which = joint_states.thread_for(routes, 'joint state sources',
-                                                           planned=False)
-            joint_states.report_path(f'{which} for the source_list topics')
+            self.hot_path = joint_states.thread_for(routes, 'joint state sources', planned=False)
         self._timer = None
         if output:
             node.get_logger().info(f"Merging joint states from {', '.join(topics)} "

@@ -39,6 +39,12 @@ warnings are re-armed when it is switched off); without ``ignore_limits`` the
 fast path runs only while it holds, so the rest of the state has nothing left
 to report.
 
+A zero of the other sign than a limit's (``-0.0`` against a lower limit of
+``+0.0``) compares equal to it, so it is no clamp, as for the general path:
+the byte comparison above may see one (numpy's ``fmax`` picks the limit's zero
+in its SIMD loops, by array length), and the rows then show that nothing was
+clamped. The rotation of either zero is the same, so are the bytes.
+
 Eligible name lists: every published joint rotates (revolute or continuous:
 constant translations), every mimic joint among them follows a rotating
 joint the message drives (one mimic level), and the /tf message can be pre-serialised.
@@ -55,7 +61,12 @@ from .tf_publishing import MovingTransforms
 
 __all__ = ['FastPath']
 
+#: The route cache holds at most this many name lists, and about _ROUTE_CACHE_BYTES of
+#: their constants and buffers (their native plans included): a peer cycling through
+#: eligible name lists costs a bounded amount of memory, whatever the robot's size
+#: (TALOS: 64 routes of 32 joints, ~38 kB each by this count; 100 joints: 34 routes).
 _ROUTE_CACHE_SIZE = 64
+_ROUTE_CACHE_BYTES = 4 << 20
 _BIG = float(np.finfo(float).max)  # "unbounded" that still catches +-inf (fmin/fmax)
 _REVOLUTE_LIKE = (JointType.REVOLUTE, JointType.CONTINUOUS)
 
@@ -68,7 +79,7 @@ class _Route:
                  'warned_generation', 'unwarned',
                  'half_gain', 'phase', 'phase_column', 'basis', 'rotations', 'rotations_real',
                  'doubles', 'rotation_at', 'words', 'stamp_at', 'stamp', 'message',
-                 'marked', 'names', 'native')
+                 'marked', 'names', 'native', 'nbytes')
 
     def __init__(self, names, plan, merger: JointStateMerger, kin: Kinematics,
                  moving: MovingTransforms) -> None:
@@ -135,6 +146,13 @@ class _Route:
         self.stamp = np.zeros(2, dtype=np.uint32)
         self.marked = None
         self.native = None  # (key, plan) of the native loop (native_loop.py)
+        #: Its memory for the cache's budget: the arrays, twice (a native plan copies
+        #: its constants and keeps buffers as large), and the names.
+        self.nbytes = 2 * sum(a.nbytes for a in (
+            self.src, self.dst, self.source, self.raw, self.w, self.multiplier, self.offset,
+            lower, upper, self.checked, self.unwarned, self.half_gain, self.phase, self.basis,
+            self.rotations, self.stamp_at, self.rotation_at, self.message)) + \
+            sum(len(name) for name in names)
 
 
 class _Ineligible(Exception):
@@ -153,6 +171,7 @@ class FastPath:
         self._moving = moving
         self._warned = warned if warned is not None else WarnOnce()
         self._routes: dict[tuple[str, ...], _Route | None] = {}  # None: ineligible
+        self._routes_nbytes = 0   # of the routes cached (see _ROUTE_CACHE_BYTES)
         self._last_names: tuple[str, ...] | None = None
         self._last_route: _Route | None = None
         #: The whole merged state is known to be within its bounds (see the module docstring).
@@ -169,13 +188,17 @@ class FastPath:
             plan = self._merger.settled_plan(names)
             if plan is None:
                 return None                                 # the general path goes first
-            if len(self._routes) >= _ROUTE_CACHE_SIZE:
-                self._routes.clear()
             try:
                 route = _Route(names, plan, self._merger, self._kin, self._moving)
             except _Ineligible:
                 route = None
+            size = route.nbytes if route is not None else 0
+            if len(self._routes) >= _ROUTE_CACHE_SIZE or \
+                    self._routes_nbytes + size > _ROUTE_CACHE_BYTES:
+                self._routes.clear()
+                self._routes_nbytes = 0
             self._routes[names] = route
+            self._routes_nbytes += size
         self._last_names, self._last_route = names, route
         return route
 
@@ -230,8 +253,9 @@ class FastPath:
         if (route.unwarned & rows).any():
             return False
         effective[:] = checked
-        self.clamps += 1        # for /diagnostics: which joints, and that it goes on
-        self.last_clamped = [route.row_names[i] for i in np.flatnonzero(rows)]
+        if rows.any():  # else only a zero's sign changed: no clamp (see the module docstring)
+            self.clamps += 1    # for /diagnostics: which joints, and that it goes on
+            self.last_clamped = [route.row_names[i] for i in np.flatnonzero(rows)]
         return True
 
     def update(self, names: tuple[str, ...], positions: np.ndarray, stamp_ns: int, now_ns: int,

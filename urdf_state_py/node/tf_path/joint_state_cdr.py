@@ -144,6 +144,7 @@ class JointStateReader:
         section = self._section
         if encapsulation is self._encapsulation and data.startswith(section, _NAMES_START):
             names, at = self._names, self._count_at
+            self._check_count(len(names))   # the cap may have shrunk since (a model swap)
         else:
             names, at = self._read_names(data, encapsulation)
         uint32 = _UINT32[order]
@@ -178,6 +179,12 @@ class JointStateReader:
                                         offset=start).astype(np.float64))
         return names, positions, arrays[0], arrays[1], sec, nanosec
 
+    def _check_count(self, count: int) -> None:
+        """Refuse a name list over :attr:`max_names` (cached or not: the C decoder's verdict)."""
+        if self.max_names is not None and count > self.max_names:
+            raise MalformedJointState(
+                'oversized', f'{count} names, more than the {self.max_names} this model accepts')
+
     def _read_names(self, data: bytes, encapsulation: tuple[str, int]) -> tuple[tuple[str, ...], int]:
         """Full decode of frame_id and names; remembers the section for the next message."""
         uint32 = _UINT32[encapsulation[0]]
@@ -189,9 +196,7 @@ class JointStateReader:
             raise MalformedJointState('truncated', f'no name count ({size} bytes)')
         (count,) = uint32.unpack_from(data, at)
         at += 4
-        if self.max_names is not None and count > self.max_names:
-            raise MalformedJointState(
-                'oversized', f'{count} names, more than the {self.max_names} this model accepts')
+        self._check_count(count)
         if count * 5 > size - at:  # each name takes >= 5 bytes (length + NUL)
             raise MalformedJointState(
                 'truncated', f'{count} names cannot fit in the {size}-byte payload')

@@ -93,41 +93,51 @@ class JointStateInput:
         if not hot_path_requested(hot_path):
             self.report_path('executor (URDF_STATE_HOT_PATH=off)')
             return
-        self.hot_path, which = self.thread_for([(self.subscription, self.on_raw)])
-        self.report_path(which)
+        self.hot_path = self.thread_for([(self.subscription, self.on_raw)])
 
     def thread_for(self, routes, what: str = 'joint_states', planned: bool = True
-                   ) -> tuple[HotPath | None, str]:
+                   ) -> HotPath | None:
         """The thread serving ``routes`` -- the native loop where it can run, else the
-        Python hot path; None: the executor -- and which one and why.
+        Python hot path; None: the executor -- having said which one and why.
 
         ``planned``: route 0 is ``joint_states``, whose plan the loop runs and syncs
         through :attr:`lock`; else (``source_list`` topics) the loop never has a plan
         and hands every message to its route's handler, so one thread serves every
-        JointState input whichever path runs.
+        JointState input whichever path runs. Should the native loop end, the same
+        thread serves ``routes`` as the Python hot path, and says so.
         """
         node, native = self._node, native_status()
+        suffix = '' if planned else ' for the source_list topics'
         why_not = native.reason
         if native.module is not None:
-            why_not = next(filter(None, (native_unavailable_reason(node, sub, self._tf_pub)
-                                         for sub, _ in routes)), '')
+            why_not = native.loop_refused or next(filter(None, (
+                native_unavailable_reason(node, sub, self._tf_pub) for sub, _ in routes)), '')
             if not why_not:
                 sync = LoopSync(native.module, self._current, self._health, self, self.errors)
+
+                def ended(why: str) -> None:
+                    if planned:
+                        self.lock.detach()
+                    self.report_path(f'Python hot path (the native loop ended: {why}){suffix}',
+                                     warn=True)
+
                 hot = NativeHotPath.attach(node, routes, self.errors, what,
-                                           tf_publisher=self._tf_pub, sync=sync)
+                                           tf_publisher=self._tf_pub, sync=sync, on_ended=ended)
                 if hot is not None:
                     if planned:
                         self.lock.sync = sync
-                    return hot, f'native loop (C) ({native.reason})'
+                    self.report_path(f'native loop (C) ({native.reason}){suffix}')
+                    return hot
         hot = HotPath.attach(node, routes, self.errors, what)
-        if hot is not None:
-            return hot, f'Python hot path ({why_not})'
-        return None, 'executor (rclpy cannot serve it from a thread of its own)'
+        self.report_path(f'Python hot path ({why_not}){suffix}' if hot is not None else
+                         f'executor (rclpy cannot serve it from a thread of its own){suffix}')
+        return hot
 
-    def report_path(self, which: str) -> None:
+    def report_path(self, which: str, warn: bool = False) -> None:
         """Log which path serves the JointState input and why (also on /diagnostics)."""
         self._health.joint_states_path = f'joint_states path: {which}'
-        self._node.get_logger().info(self._health.joint_states_path)
+        logger = self._node.get_logger()
+        (logger.warning if warn else logger.info)(self._health.joint_states_path)
 
     def start(self) -> None:
         """Start serving (the hot path's thread; the executor path needs nothing)."""

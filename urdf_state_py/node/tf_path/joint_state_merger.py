@@ -190,7 +190,9 @@ class JointStateMerger:
     def adopt(self, old: 'JointStateMerger') -> None:
         """Take over the values ``old`` received (a settings change rebuilt the model):
         joints of both that are not mimic joints here keep their value; the rest stay
-        at their (new) defaults."""
+        at their (new) defaults. Call it where no JointState can change ``old`` (under
+        the node's JointState lock): its values would mix two messages, its received
+        set change size while it is read."""
         for name in old._received:
             joint = self.model.joint_map.get(name)
             if joint is None or joint.is_mimic or joint.variable_names != \

@@ -10,6 +10,12 @@ Python code serves, exactly as before. :class:`NativeJointStateReader` is
 ``joint_state_cdr.JointStateReader`` in C (same checks, same verdicts, same
 error texts: ``test_native_decoder.py`` fuzzes both against rclpy).
 
+The native loop (not the decoder, pure C on the payload's bytes) also needs an
+rclpy/rcl pair the tests cover (:data:`TESTED`: the wheels the suite runs on):
+on any other -- Humble's, a newer release -- the Python hot path serves unless
+``URDF_STATE_NATIVE=on`` starts the loop all the same (:attr:`NativeStatus.loop_refused`
+says why not).
+
 ``URDF_STATE_NATIVE_MODULE=/path/to/_urdf_state_native*.so`` loads another
 build of the same sources instead of the installed one (CI runs the fuzz and the
 hostile-input tests on one built with AddressSanitizer and UBSan).
@@ -21,7 +27,7 @@ import importlib
 import importlib.util
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import ModuleType
 
@@ -29,18 +35,41 @@ import numpy as np
 
 from .joint_state_cdr import JointStateReader, MalformedJointState
 
-__all__ = ['NativeJointStateReader', 'NativeStatus', 'joint_state_reader', 'loadable', 'status']
+__all__ = ['TESTED', 'NativeJointStateReader', 'NativeStatus', 'joint_state_reader', 'loadable',
+           'status', 'untested']
 
 _MODULE = 'urdf_state_py.node.tf_path._urdf_state_native'
 _OFF = ('off', '0', 'false', 'no')
+_ON = ('on', '1', 'true', 'yes')
+
+#: (rclpy, rcl) releases, as their package.xml give them, that the native loop's tests run
+#: on: the ROS 2 wheels pinned in requirements/ros-*.txt (test_native.py fails when a pin
+#: moves and this does not).
+TESTED = frozenset({
+    ('7.1.5', '9.2.7'),    # Jazzy: the ros-rclpy 7.1.6 and ros-rcl 9.2.8 wheels
+    ('9.1.2', '10.1.3'),   # Kilted: ros-rclpy 9.1.2, ros-rcl 10.1.3
+})
+
+
+def untested(rclpy: str, rcl: str) -> str | None:
+    """Why the native loop does not start on rclpy ``rclpy`` with rcl ``rcl`` unless forced
+    (None: the tests cover that pair)."""
+    if (rclpy, rcl) in TESTED:
+        return None
+    tested = ', '.join(f'rclpy {a} with rcl {b}' for a, b in sorted(TESTED))
+    return (f'no test covers rclpy {rclpy} with rcl {rcl} (tested: {tested}); '
+            'URDF_STATE_NATIVE=on starts the native loop anyway')
 
 
 @dataclass(frozen=True)
 class NativeStatus:
-    """``module``: the loaded extension, or None; ``reason``: why (for the log and /diagnostics)."""
+    """``module``: the loaded extension, or None; ``reason``: why (for the log and
+    /diagnostics); ``loop_refused``: why the native loop must not start although the
+    module loaded (None: it may)."""
 
     module: ModuleType | None
     reason: str
+    loop_refused: str | None = None
 
     @property
     def summary(self) -> str:
@@ -93,9 +122,20 @@ def abi_mismatch(info: dict[str, str], rclpy_file: str) -> str | None:
 @lru_cache(maxsize=1)
 def status() -> NativeStatus:
     """Whether the native extension serves joint_states in this process, decided once."""
-    if os.environ.get('URDF_STATE_NATIVE', '').strip().lower() in _OFF:
+    switch = os.environ.get('URDF_STATE_NATIVE', '').strip().lower()
+    if switch in _OFF:
         return NativeStatus(None, 'URDF_STATE_NATIVE=off')
-    return loadable()
+    found = loadable()
+    if found.module is None:
+        return found
+    info = found.module.build_info()   # the running versions: loadable() compared them
+    refused = untested(info['rclpy'], info['rcl'])
+    if refused is None:
+        return found
+    if switch in _ON:
+        return replace(found, reason=f'{found.reason}; a pair no test covers, started as '
+                                     'URDF_STATE_NATIVE=on asks')
+    return replace(found, loop_refused=refused)
 
 
 def loadable() -> NativeStatus:

@@ -23,11 +23,17 @@ and waits; what it changed is pulled into the Python objects) and
 now is, or none, is installed with that state, then the loop goes on). So
 Python code under the lock sees exactly the state the Python path would have,
 and a /tf never mixes two plans.
+
+Failures: the loop retries a failed wait itself, as :class:`HotPath` does, and
+counts it. Should it end all the same, :class:`NativeHotPath` goes on as a
+:class:`HotPath` on the same thread, after the node has detached the loop from its
+lock (:meth:`PausingLock.detach`) and said which path serves now and why.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from contextlib import ExitStack
 from types import ModuleType
 
@@ -70,6 +76,14 @@ class PausingLock:
         finally:
             self._depth -= 1
             self._lock.release()
+
+    def detach(self) -> None:
+        """A plain lock from now on: the loop of :attr:`sync` has ended (what it changed
+        is pulled in, and it keeps no plan)."""
+        with self:
+            sync, self.sync = self.sync, None
+            if sync is not None:
+                sync.retire()
 
 
 def plan_of(module: ModuleType, fast, merger, ignore_limits: bool):
@@ -166,10 +180,21 @@ class LoopSync:
         finally:
             self.loop.resume()
 
+    def retire(self) -> None:
+        """Let the paused loop go without a plan, for good (see :meth:`PausingLock.detach`)."""
+        try:
+            self.loop.install(None, 0, 0, None, False)
+            self._installed = None
+        finally:
+            self.loop.resume()
+
     def _pull(self) -> None:
         handed = self.counts()
-        self._health.native_loop_errors = handed.pop('errors', 0)
-        self._health.joint_states_handed = handed
+        health = self._health
+        health.native_loop_errors = handed.pop('errors', 0)
+        health.native_loop_retries = handed.pop('retries', 0)
+        health.native_loop_served = handed.pop('served', 0)
+        health.joint_states_handed = handed
         if self._installed is None:
             return
         fast, route, merger = self._installed
@@ -188,25 +213,26 @@ class LoopSync:
         fast.clean = clean
 
     def _push(self) -> None:
-        found = None
+        self._installed = None
         try:
             loaded, cfg = self._current()
+            found = None
             if loaded is not None and not cfg['publish_default_positions']:
                 found = plan_of(self._module, loaded.fast, loaded.merger, cfg['ignore_limits'])
+            if found is not None:
+                (route, plan), fast, merger = found, loaded.fast, loaded.merger
+                self.loop.install(plan, int(merger.throttle._last_now),
+                                  int(merger.throttle._writes), route.marked, bool(fast.clean))
+                self._installed = (fast, route, merger)
+                return
         except Exception as exc:  # noqa: BLE001 - no plan then: Python serves every message
-            found = None
             self._errors.record(exc)
-        if found is None:
-            self.loop.install(None, 0, 0, None, False)
-            self._installed = None
-            return
-        (route, plan), fast, merger = found, loaded.fast, loaded.merger
-        self.loop.install(plan, int(merger.throttle._last_now), int(merger.throttle._writes),
-                          route.marked, bool(fast.clean))
-        self._installed = (fast, route, merger)
+        self.loop.install(None, 0, 0, None, False)   # (a refused install has dropped the old)
 
     def counts(self) -> dict[str, int]:
-        """Messages the loop handed to Python, by reason (call under the lock)."""
+        """The loop's counters (call under the lock): messages handed to Python by reason,
+        and ``served`` (by the plan), ``errors`` (rcl take/clock/publish), ``retries``
+        (failed waits)."""
         return self.loop.counts()
 
 
@@ -244,14 +270,20 @@ class NativeHotPath(HotPath):
     installed, so every message goes to its route's handler. ``tf_publisher``: the /tf publisher (raw
     CDR); ``sync``: the :class:`LoopSync` whose loop this thread runs. Build it only
     where :func:`unavailable_reason` says it can run.
+
+    The loop retries a failed wait itself (counted); should it end all the same, the
+    same thread serves the same routes as :class:`HotPath` from then on, after
+    ``on_ended(why)`` (the node detaches the loop from its lock and says which path
+    serves and why).
     """
 
     def __init__(self, node, routes, errors: MessageErrors, *, tf_publisher,
-                 sync: LoopSync) -> None:
+                 sync: LoopSync, on_ended: Callable[[str], None] | None = None) -> None:
         super().__init__(node, [(sub, errors.guarded(handler)) for sub, handler in routes],
                          errors)
         self._tf_publisher = tf_publisher
         self._sync = sync
+        self._on_ended = on_ended
         self._handles = event_handles(self._events) or []
         self._clock = node.get_clock()
 
@@ -270,20 +302,27 @@ class NativeHotPath(HotPath):
             self._errors.record(exc)
 
     def _run(self) -> None:
+        why = self._run_native()
+        if why is None or self._stopping or not self._context.ok():
+            return
+        try:
+            if self._on_ended is not None:
+                self._on_ended(why)
+        except Exception as exc:  # noqa: BLE001 - the routes are served all the same
+            self._errors.record(exc)
+        super()._run()   # the Python hot path: these routes, this thread
+
+    def _run_native(self) -> str | None:
+        """``Loop.run`` on this thread: None once stopped, else why it ended."""
         subs = [sub.handle for sub, _ in self._routes]
         pub, context, clock = self._tf_publisher.handle, self._context.handle, self._clock.handle
-        ok = False
         try:
             with ExitStack() as entered:  # none destroyed under the C loop
                 for entity in (*subs, pub, self._guard, context, clock, *self._handles):
                     entered.enter_context(entity)
-                ok = self._sync.loop.run(
+                return self._sync.loop.run(
                     context.pointer, [sub.pointer for sub in subs], pub.pointer,
                     self._guard.pointer, clock.pointer, [h.pointer for h in self._handles],
                     tuple(handler for _, handler in self._routes), self._on_event)
-        except Exception as exc:  # noqa: BLE001 - reported below
-            if not self._stopping and self._context.ok():
-                self._errors.record(exc)
-            return
-        if not ok and not self._stopping and self._context.ok():
-            self._errors.record(RuntimeError('the native loop stopped: rcl wait set failed'))
+        except Exception as exc:  # noqa: BLE001 - the caller decides what follows
+            return f'{type(exc).__name__}: {exc}'

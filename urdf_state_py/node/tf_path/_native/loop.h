@@ -1,6 +1,7 @@
 /* The native JointState -> /tf loop: a wait set on rclpy's rcl handles, without the GIL.
  * Pure C on rcl (no Python): module bindings (loop_py.c) supply the callbacks that take
- * the GIL for the uncommon message. */
+ * the GIL for the uncommon message. All its state is in one loop_shared per loop (no
+ * global), so a process may run several. */
 #ifndef URDF_STATE_LOOP_H
 #define URDF_STATE_LOOP_H
 
@@ -22,13 +23,21 @@ typedef void (*loop_handoff_fn)(void *ctx, size_t route, const uint8_t *data, si
 /* QoS event ``index`` is ready (Python takes and handles it). */
 typedef void (*loop_event_fn)(void *ctx, size_t index);
 
+/* Failures a test makes happen (Loop._inject_failures): the next n of each fail. */
+enum { FAULT_WAIT = 0, FAULT_TAKE, FAULT_CLOCK, FAULT_PUBLISH, FAULTS };
+
 typedef struct {
-  pthread_mutex_t mutex;  /* held by the loop while it runs a plan, by Python to pause it */
+  pthread_mutex_t mutex;  /* held by the loop while it runs a plan or counts, by Python to
+                           * pause it: every field below but ``stop`` and ``faults`` */
   js_plan *plan;          /* route 0's plan, or NULL: every message goes to Python */
   js_state state;
   uint64_t handed[PLAN_RESULTS]; /* messages handed to Python, by plan result */
-  uint64_t no_plan, errors;
+  uint64_t no_plan;       /* messages handed to Python with no plan for their route */
+  uint64_t served;        /* messages the plan served (published or rate-limited) */
+  uint64_t errors;        /* failed takes, clock reads and publications */
+  uint64_t retries;       /* failed waits, each retried after a short sleep */
   int stop;               /* set (atomically; the guard condition triggered) to end loop_run */
+  int64_t faults[FAULTS]; /* atomic: failures still to inject, by FAULT_* */
 } loop_shared;
 
 typedef struct {
@@ -45,8 +54,14 @@ typedef struct {
   void *ctx;
 } loop_io;
 
-/* Serves until ``shared->stop`` is set and the guard condition triggered; 0, or -1 when
- * rcl failed (wait set, buffers, wait). Call without the GIL. */
-int loop_run(const loop_io *io, loop_shared *shared);
+/* Serves until ``shared->stop`` is set and the guard condition triggered: 0. A failed
+ * wait is retried after a short sleep (counted); -1 when the loop cannot go on (its wait
+ * set cannot be made, LOOP_GIVE_UP_AFTER waits in a row failed, or the context was shut
+ * down), with why in ``why``. Call without the GIL. */
+int loop_run(const loop_io *io, loop_shared *shared, char *why, size_t why_size);
+
+/* Consecutive failed waits after which loop_run gives up (each after LOOP_RETRY_NS). */
+#define LOOP_GIVE_UP_AFTER 100
+#define LOOP_RETRY_NS 10000000L
 
 #endif

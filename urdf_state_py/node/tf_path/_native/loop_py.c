@@ -1,12 +1,16 @@
 /* Loop(): the native loop as a Python object (module _urdf_state_native).
  *   run(...)      serves the subscriptions until request_stop() (GIL released;
- *                 retaken only to hand a message or a QoS event to Python)
+ *                 retaken only to hand a message or a QoS event to Python): None,
+ *                 or why the loop could not go on (loop.h)
  *   pause()       waits until the loop is between two messages and holds it there;
  *   resume()      lets it go on (the same thread, once per pause())
  *   install(...)  while paused: the plan of route 0 (or None) and the Python state
  *                 it continues from; take_state() returns what the loop changed since
- *   counts()      while paused: messages handed to Python by reason, errors
+ *   counts()      while paused: messages handed to Python by reason, served, errors,
+ *                 retries
  *   step(...)     while paused: the installed plan on one payload, in this thread
+ *   _inject_failures(wait=0, take=0, clock=0, publish=0)  for tests only: the next n
+ *                 waits, takes, clock reads or publications of this loop fail
  * native_loop.py's LoopSync drives pause/take_state/install/resume. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -43,7 +47,13 @@ static int loop_init(LoopObject *self, PyObject *args, PyObject *kwargs) {
 
 static void loop_dealloc(LoopObject *self) {
   Py_CLEAR(self->plan);
-  if (self->ready) pthread_mutex_destroy(&self->sh.mutex);
+  /* A loop dropped while paused: unlocked by the thread that paused it, never destroyed
+   * locked (only that thread may unlock it; otherwise the mutex is left as it is). */
+  if (self->ready && self->paused_by == PyThread_get_thread_ident()) {
+    self->paused_by = 0;
+    pthread_mutex_unlock(&self->sh.mutex);
+  }
+  if (self->ready && !self->paused_by) pthread_mutex_destroy(&self->sh.mutex);
   Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -97,6 +107,7 @@ static PyObject *loop_run_py(LoopObject *self, PyObject *args) {
   void **subs = NULL, **events = NULL;
   Py_ssize_t n_subs = 0, n_events = 0;
   PyObject *result = NULL;
+  char why[512];
   int st;
   if (!PyArg_ParseTuple(args, "KOKKKOO!O", &context, &subs_obj, &publisher, &guard, &clock,
                         &events_obj, &PyTuple_Type, &handlers, &event_fn))
@@ -127,13 +138,18 @@ static PyObject *loop_run_py(LoopObject *self, PyObject *args) {
   self->on_event = event_fn;
   self->running = 1;
   self->saved = PyEval_SaveThread();
-  st = loop_run(&io, &self->sh);
+  st = loop_run(&io, &self->sh, why, sizeof why);
   PyEval_RestoreThread(self->saved);
   self->saved = NULL;
   self->running = 0;
   Py_CLEAR(self->handlers);
   Py_CLEAR(self->on_event);
-  result = PyBool_FromLong(st == 0);
+  if (st == 0) {
+    Py_INCREF(Py_None);
+    result = Py_None;
+  } else {
+    result = PyUnicode_DecodeUTF8(why, (Py_ssize_t)strlen(why), "replace");
+  }
 done:
   PyMem_Free(subs);
   PyMem_Free(events);
@@ -175,26 +191,33 @@ static PyObject *loop_resume(LoopObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-/* install(plan|None, last_now, writes, marked, clean); marked: None or (writes, stamp). */
+/* install(plan|None, last_now, writes, marked, clean); marked: None or (writes, stamp).
+ * The plan installed before goes first: if this one is refused, the loop has none. */
 static PyObject *loop_install(LoopObject *self, PyObject *args) {
   PyObject *plan, *marked;
   long long last_now, writes, marked_writes = 0, marked_stamp = 0;
   int clean;
   js_state *s = &self->sh.state;
-  if (require_paused(self) ||
-      !PyArg_ParseTuple(args, "OLLOp", &plan, &last_now, &writes, &marked, &clean))
+  if (require_paused(self)) return NULL;
+  self->sh.plan = NULL;
+  Py_CLEAR(self->plan); /* paused: the loop cannot be using it */
+  if (!PyArg_ParseTuple(args, "OLLOp", &plan, &last_now, &writes, &marked, &clean))
     return NULL;
   if (plan != Py_None && !PyObject_TypeCheck(plan, &PlanType)) {
     PyErr_SetString(PyExc_TypeError, "install: a Plan or None");
     return NULL;
   }
+  if (plan != Py_None && !((PlanObject *)plan)->ready) {
+    PyErr_SetString(PyExc_ValueError, "install: a Plan whose __init__ did not complete");
+    return NULL;
+  }
   if (marked != Py_None && !PyArg_ParseTuple(marked, "LL", &marked_writes, &marked_stamp))
     return NULL;
-  PyObject *old = self->plan;
-  self->plan = plan == Py_None ? NULL : plan;
-  Py_XINCREF(self->plan);
-  Py_XDECREF(old); /* paused: the loop cannot be using it */
-  self->sh.plan = self->plan ? &((PlanObject *)self->plan)->p : NULL;
+  if (plan != Py_None) {
+    Py_INCREF(plan);
+    self->plan = plan;
+    self->sh.plan = &((PlanObject *)plan)->p;
+  }
   s->last_now = last_now;
   s->writes = writes;
   s->marked = marked != Py_None;
@@ -251,8 +274,10 @@ static PyObject *loop_counts(LoopObject *self, PyObject *unused) {
     }
     Py_DECREF(v);
   }
-  PyObject *more = Py_BuildValue("{sKsK}", "no plan", (unsigned long long)self->sh.no_plan,
-                                 "errors", (unsigned long long)self->sh.errors);
+  PyObject *more = Py_BuildValue("{sKsKsKsK}", "no plan", (unsigned long long)self->sh.no_plan,
+                                 "served", (unsigned long long)self->sh.served,
+                                 "errors", (unsigned long long)self->sh.errors,
+                                 "retries", (unsigned long long)self->sh.retries);
   r = more ? PyDict_Update(d, more) : -1;
   Py_XDECREF(more);
   if (r) Py_CLEAR(d);
@@ -273,14 +298,29 @@ static PyObject *loop_step(LoopObject *self, PyObject *args) {
   }
   r = plan_step(p, &self->sh.state, data.buf, (size_t)data.len, now);
   PyBuffer_Release(&data);
-  if (r == PLAN_PUBLISH)
+  if (r == PLAN_PUBLISH) { /* the caller publishes it: counted as the loop counts its own */
+    plan_published(&self->sh.state, now);
     return Py_BuildValue("(sy#)", "publish", (const char *)p->tf, (Py_ssize_t)p->tf_size);
+  }
   return Py_BuildValue("(sO)", r == PLAN_THROTTLED ? "throttled" : plan_result_name(r), Py_None);
+}
+
+/* _inject_failures(wait=0, take=0, clock=0, publish=0): tests only (see loop.h). */
+static PyObject *loop_inject_failures(LoopObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kw[] = {"wait", "take", "clock", "publish", NULL};
+  long long n[FAULTS] = {0, 0, 0, 0};
+  int f;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|LLLL", kw, &n[FAULT_WAIT], &n[FAULT_TAKE],
+                                   &n[FAULT_CLOCK], &n[FAULT_PUBLISH]))
+    return NULL;
+  for (f = 0; f < FAULTS; f++) __atomic_store_n(&self->sh.faults[f], n[f], __ATOMIC_RELEASE);
+  Py_RETURN_NONE;
 }
 
 static PyMethodDef loop_methods[] = {
     {"run", (PyCFunction)loop_run_py, METH_VARARGS,
-     "run(context, subscriptions, publisher, guard, clock, events, handlers, on_event) -> ok"},
+     "run(context, subscriptions, publisher, guard, clock, events, handlers, on_event) -> "
+     "None (stopped) or why it could not go on"},
     {"request_stop", (PyCFunction)loop_request_stop, METH_NOARGS, "end run() (with the guard)"},
     {"pause", (PyCFunction)loop_pause, METH_NOARGS, "hold the loop between two messages"},
     {"resume", (PyCFunction)loop_resume, METH_NOARGS, "let the loop go on"},
@@ -289,6 +329,8 @@ static PyMethodDef loop_methods[] = {
     {"take_state", (PyCFunction)loop_take_state, METH_NOARGS, "what the loop changed, paused"},
     {"counts", (PyCFunction)loop_counts, METH_NOARGS, "messages handed to Python by reason"},
     {"step", (PyCFunction)loop_step, METH_VARARGS, "the installed plan on one payload"},
+    {"_inject_failures", (PyCFunction)(void (*)(void))loop_inject_failures,
+     METH_VARARGS | METH_KEYWORDS, "tests only: the next n waits, takes, clock reads, publications fail"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -13,6 +13,7 @@ typedef struct {
   size_t n_owned;
   Py_buffer views[3];    /* q, seen_ns, last */
   int n_views;
+  int ready;             /* __init__ completed: p is whole and checked */
 } PlanObject;
 
 extern PyTypeObject PlanType;

@@ -224,7 +224,10 @@ int plan_step(js_plan *p, js_state *s, const uint8_t *data, size_t size, int64_t
     put_u32(p->tf + p->stamp_at[i], (uint32_t)f.sec);
     put_u32(p->tf + p->stamp_at[i] + 4, f.nanosec);
   }
+  return PLAN_PUBLISH;
+}
+
+void plan_published(js_state *s, int64_t now_ns) {
   s->published++;
   s->last_tf_ns = now_ns;
-  return PLAN_PUBLISH;
 }

@@ -80,7 +80,11 @@ const char *plan_check(const js_plan *plan);
 
 /* The fast path of fast_path.py for one message, at node clock ``now_ns``. Changes
  * nothing for a result >= PLAN_MALFORMED (Python then runs FastPath.update on the
- * same message, which counts its own clamps). */
+ * same message, which counts its own clamps). PLAN_PUBLISH: plan->tf holds the /tf,
+ * which the caller counts with plan_published once it went out. */
 int plan_step(js_plan *plan, js_state *state, const uint8_t *data, size_t size, int64_t now_ns);
+
+/* The /tf of a PLAN_PUBLISH step was published at node clock ``now_ns``. */
+void plan_published(js_state *state, int64_t now_ns);
 
 #endif

@@ -1,6 +1,7 @@
 /* Plan(...): one route of the native loop as a Python object (module _urdf_state_native).
  * Its constants (plan.h) are copied and checked (plan_check) once; it keeps the
- * merger's q, seen_ns and throttle._last exported (alive and writable) for its life. */
+ * merger's q, seen_ns and throttle._last exported (alive and writable) for its life.
+ * Only a plan whose __init__ completed is ``ready``: Loop.install refuses any other. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -18,30 +19,41 @@ static void *own(PlanObject *self, size_t count, size_t size) {
   return block;
 }
 
-/* A copy of a contiguous buffer of ``count`` items of ``size`` bytes ('d', int64 or bytes). */
-static void *copy_array(PlanObject *self, PyObject *obj, char kind, size_t count,
-                        const char *what) {
-  Py_buffer view;
-  void *block = NULL;
+/* ``obj``'s contiguous buffer, checked to hold ``count`` items of ``kind`` ('d' float64,
+ * 'q' int64, 'B' bytes), 8-byte items aligned: 0, or -1 with the error set. */
+static int view_of(PyObject *obj, char kind, size_t count, const char *what, Py_buffer *view) {
   size_t size = kind == 'B' ? 1 : 8;
-  if (PyObject_GetBuffer(obj, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
-  const char *fmt = view.format ? view.format : "B";
+  if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
+  const char *fmt = view->format ? view->format : "B";
   if (*fmt == '<' || *fmt == '=' || *fmt == '@') fmt++;
   int format_ok = kind == 'd' ? !strcmp(fmt, "d")
                 : kind == 'q' ? (!strcmp(fmt, "q") || !strcmp(fmt, "l"))
                               : (!strcmp(fmt, "B") || !strcmp(fmt, "?"));
-  if (!format_ok || (size_t)view.itemsize != size || (size_t)view.len != count * size) {
+  if (!format_ok || (size_t)view->itemsize != size || (size_t)view->len / size != count ||
+      (size_t)view->len % size || (uintptr_t)view->buf % size) {
     PyErr_Format(PyExc_ValueError, "%s: expected %zu items of type %c", what, count, kind);
-  } else if ((block = own(self, count, size)) == NULL) {
-    PyErr_NoMemory();
-  } else {
-    memcpy(block, view.buf, count * size);
+    PyBuffer_Release(view);
+    return -1;
   }
+  return 0;
+}
+
+/* A copy (owned by the plan) of ``count`` items of ``kind`` from ``obj`` (see view_of). */
+static void *copy_array(PlanObject *self, PyObject *obj, char kind, size_t count,
+                        const char *what) {
+  Py_buffer view;
+  void *block;
+  if (view_of(obj, kind, count, what, &view) < 0) return NULL;
+  if ((block = own(self, count, (size_t)view.itemsize)) == NULL)
+    PyErr_NoMemory();
+  else
+    memcpy(block, view.buf, (size_t)view.len);
   PyBuffer_Release(&view);
   return block;
 }
 
-/* A writable int64/float64 array of ``count`` items, exported for the plan's life. */
+/* A writable int64/float64 array of ``count`` items (0: any, but not empty: the first
+ * array sets the state's length), exported for the plan's life. */
 static void *export_array(PlanObject *self, PyObject *obj, char kind, uint64_t *count,
                           const char *what) {
   Py_buffer *view = &self->views[self->n_views];
@@ -51,7 +63,8 @@ static void *export_array(PlanObject *self, PyObject *obj, char kind, uint64_t *
   const char *fmt = view->format ? view->format : "B";
   if (*fmt == '<' || *fmt == '=' || *fmt == '@') fmt++;
   int format_ok = kind == 'd' ? !strcmp(fmt, "d") : (!strcmp(fmt, "q") || !strcmp(fmt, "l"));
-  if (!format_ok || view->itemsize != 8 || (*count && (uint64_t)view->len / 8 != *count)) {
+  if (!format_ok || view->itemsize != 8 || !view->len ||
+      (*count && (uint64_t)view->len / 8 != *count)) {
     PyErr_Format(PyExc_ValueError, "%s: expected a writable %c array of the state's length",
                  what, kind);
     return NULL;
@@ -110,9 +123,9 @@ static int plan_init(PlanObject *self, PyObject *args, PyObject *kwargs) {
   js_plan *p = &self->p;
   const char *bad;
   Py_ssize_t trials;
-  double *phase, *real;
+  Py_buffer phase, real;
   uint8_t *rounding;
-  if (self->n_owned || self->n_views) {
+  if (self->ready || self->n_owned || self->n_views) {
     PyErr_SetString(PyExc_RuntimeError, "Plan is initialised once");
     return -1;
   }
@@ -164,19 +177,33 @@ static int plan_init(PlanObject *self, PyObject *args, PyObject *kwargs) {
     PyErr_Format(PyExc_ValueError, "invalid plan: %s", bad);
     return -1;
   }
-  trials = PyObject_Length(probe_real) / (4 * n);
-  if (trials < 1 || !(phase = copy_array(self, probe_phase, 'd', 2 * (size_t)(trials * n),
-                                         "probe_phase")) ||
-      !(real = copy_array(self, probe_real, 'd', 4 * (size_t)(trials * n), "probe_real")) ||
-      !(rounding = own(self, 4 * (size_t)n, 1))) {
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "no probe of numpy's rounding");
+  /* numpy's rounding, learnt from its products: the probe is read here, never kept */
+  trials = PyObject_Length(probe_real);
+  if (trials < 0) return -1;
+  trials /= 4 * n;
+  if (trials < 1) {
+    PyErr_SetString(PyExc_ValueError, "no probe of numpy's rounding");
     return -1;
   }
-  if ((bad = plan_learn_rounding(p, rounding, phase, real, (size_t)trials)) != NULL) {
+  if (view_of(probe_phase, 'd', 2 * (size_t)(trials * n), "probe_phase", &phase) < 0) return -1;
+  if (view_of(probe_real, 'd', 4 * (size_t)(trials * n), "probe_real", &real) < 0) {
+    PyBuffer_Release(&phase);
+    return -1;
+  }
+  rounding = own(self, 4 * (size_t)n, 1);
+  bad = rounding ? plan_learn_rounding(p, rounding, phase.buf, real.buf, (size_t)trials) : NULL;
+  PyBuffer_Release(&phase);
+  PyBuffer_Release(&real);
+  if (!rounding) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  if (bad) {
     PyErr_Format(PyExc_ValueError, "invalid plan: %s", bad);
     return -1;
   }
   p->rounding = rounding;
+  self->ready = 1; /* only now may a Loop install it */
   return 0;
 }
 

@@ -1,0 +1,147 @@
+"""The native loop's Python API refuses what would crash it, and a refused install
+leaves the loop without a plan.
+
+Only the node calls ``Plan`` and ``Loop.install``, but a plan is raw memory for the
+loop: a ``Plan`` whose ``__init__`` never ran (or failed) would be dereferenced as
+null pointers, and one whose merger state is shorter than its indices would be
+written past its end (``plan_step`` writes ``q``, ``seen_ns`` and ``last`` in place).
+The crashing cases run in a child process, so that a crash fails one test (and
+.ci/sanitize's AddressSanitizer build reports where it happened).
+"""
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.ros
+
+pytest.importorskip('rclpy')
+
+from test_fast_path import TOY, chain  # noqa: E402
+from test_native_loop import NS, NativeTwin, _payload, module  # noqa: E402,F401 (fixture)
+
+from urdf_state_py.core.parsers import load_model  # noqa: E402
+from urdf_state_py.node.tf_path.native_loop import plan_of  # noqa: E402
+
+#: A child process: the extension (URDF_STATE_NATIVE_MODULE's build, as in the parent),
+#: a loop paused by this thread, the kwargs of a real plan of test_fast_path's TOY (_kwargs),
+#: a payload it serves (_data), and try_plan(make) which prints "refused: ..." when
+#: ``make()`` or its install raises, else runs the plan's step (the crash, before).
+_PRELUDE = '''
+import os
+from types import SimpleNamespace
+import numpy as np
+from test_fast_path import TOY
+from test_native_loop import NativeTwin, _payload
+from urdf_state_py.core.parsers import load_model
+from urdf_state_py.node.tf_path import native, native_loop
+
+module = native._import(os.environ.get('URDF_STATE_NATIVE_MODULE'))
+twin = NativeTwin(module, load_model(TOY), 0.0)
+_data = _payload(('j1', 'j2'), (0.1, 0.2), 5 * 10**9)  # newer than the twin's: published
+for k in range(3):                               # the route of this name list
+    twin.step(_payload(('j1', 'j2'), (0.1, 0.2), 10**9 + k), 2 * 10**9 + k, False)
+merger, _, fast = twin.sides[1]
+fast.installable(False).native = None              # not the plan cached: its arguments
+_kwargs = native_loop.plan_of(SimpleNamespace(Plan=lambda **kw: kw), fast, merger, False)[1]
+loop = module.Loop()
+loop.pause()
+
+
+def try_plan(make, data=_data):
+    try:
+        loop.install(make(), 0, 0, None, True)
+    except (TypeError, ValueError) as err:
+        print('refused:', err)
+        return
+    print('accepted:', loop.step(data, 3 * 10**9)[0])
+'''
+
+
+def _child(script: str) -> str:
+    """Run ``script`` after the prelude in a child process; its output (it must not crash)."""
+    code = _PRELUDE + textwrap.dedent(script)
+    done = subprocess.run([sys.executable, '-c', code], cwd=Path(__file__).parent,
+                          env=os.environ, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr[-3000:])
+    return done.stdout
+
+
+def test_install_refuses_a_plan_whose_init_never_ran_or_failed(module):
+    out = _child('''
+        # no names: null name offsets match, then the rate limit reads null indices
+        try_plan(lambda: module.Plan.__new__(module.Plan), _payload((), (), 10**9))
+
+        def failed_init():   # names copied, then refused: the step would read null arrays
+            plan = module.Plan.__new__(module.Plan)
+            try:
+                plan.__init__(**{**_kwargs, 'source': np.zeros(5, dtype=np.int64)})
+            except ValueError as err:
+                print('init failed:', err)
+            return plan
+
+        try_plan(failed_init)
+    ''')
+    assert out.splitlines() == [
+        'refused: install: a Plan whose __init__ did not complete',
+        'init failed: source: expected 4 items of type q',
+        'refused: install: a Plan whose __init__ did not complete'], out
+
+
+@pytest.mark.parametrize('state', ['q', 'seen_ns', 'last'])
+def test_a_plan_refuses_an_empty_or_short_state(module, state):
+    out = _child(f'''
+        for length in (0, 1):
+            short = np.zeros(length, dtype=_kwargs[{state!r}].dtype)
+            try_plan(lambda: module.Plan(**{{**_kwargs, {state!r}: short}}))
+    ''')
+    assert [line.split(':')[0] for line in out.splitlines()] == ['refused', 'refused'], out
+
+
+def test_a_refused_install_leaves_the_loop_without_a_plan(module):
+    """The loop resumes with no plan (Python serves) rather than with the one before,
+    which may be the previous model's."""
+    twin = NativeTwin(module, load_model(TOY), 0.0)
+    recorded = []
+    twin.sync._errors.record = recorded.append
+    names = ('j1', 'j2')
+    for k in range(3):
+        twin.step(_payload(names, (0.1, 0.2), NS + k), 2 * NS + k, False)
+    assert twin.native_hits >= 1 and twin.sync._installed is not None
+    merger = twin.sides[1][0]
+    with twin.lock:   # a state install cannot take: refused as the lock is released
+        merger.throttle._last_now = 2**70
+    assert [type(err) for err in recorded] == [OverflowError], recorded
+    assert twin.sync._installed is None
+    loop = twin.sync.loop
+    loop.pause()
+    try:
+        with pytest.raises(RuntimeError, match='no plan installed'):
+            loop.step(_payload(names, (0.1, 0.2), NS + 9), 2 * NS + 9)
+        assert loop.counts()['no plan'] == 0
+    finally:
+        loop.resume()
+
+
+def test_a_plan_keeps_no_rounding_probe(module):
+    """The probe (6 x 256 doubles per joint: 393 kB for 32 joints) is read by Plan()
+    and not kept: 200 plans of a 32-joint route take a few MB, not 80."""
+    psutil = pytest.importorskip('psutil')
+    names = tuple(f'j{i}' for i in range(32))
+    twin = NativeTwin(module, load_model(chain(32)), 0.0)
+    for k in range(3):   # the general path, then the route of this name list
+        twin.step(_payload(names, np.zeros(32), NS + k), 2 * NS + k, False)
+    merger, _, fast = twin.sides[1]
+    fast.installable(False).native = None   # not the plan cached: its arguments
+    kwargs = plan_of(SimpleNamespace(Plan=lambda **kw: kw), fast, merger, False)[1]
+    process = psutil.Process()
+    plans = [module.Plan(**kwargs)]
+    before = process.memory_info().rss
+    plans += [module.Plan(**kwargs) for _ in range(200)]
+    grown = process.memory_info().rss - before
+    assert grown < 16 << 20, f'{grown / 1e6:.0f} MB for 200 plans'
