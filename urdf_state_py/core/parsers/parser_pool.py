@@ -1,6 +1,6 @@
 """Parser processes shared by every robot of one process.
 
-A parser process (:class:`~.isolated.IsolatedParser`) costs ~40 MB while it
+A parser process (:class:`~.isolated.IsolatedParser`) costs ~27 MB while it
 lives, and it is kept alive between parses so a description set at run time
 does not pay a process start. One kept per robot would make a process serving
 twenty robots carry twenty of them; :class:`ParserPool` keeps them per process
@@ -10,6 +10,9 @@ instead:
   robot stuck in a slow or hostile parse (killed at its ``description.timeout``)
   holds one worker and the others still parse;
 * at most ``keep`` idle workers stay alive; the others end when their parse does;
+* a robot starting up has its worker started ahead (:meth:`ParserClient.prestart`, with
+  the one that replaces it after a trusted start-up parse), so neither its start-up parse
+  nor the first description set at run time waits for a process to start;
 * each robot holds a :class:`ParserClient`, :class:`IsolatedParser`'s interface
   for one caller: its ``stop``/``close`` end *its* parse in progress (killing the
   worker that runs it), never another robot's.
@@ -63,7 +66,7 @@ class ParserPool:
                 if len(self._busy) < self.size:
                     break
                 self._cond.wait()
-            worker = next((w for k, w in reversed(self._idle) if k == key), None)
+            worker = self._idle_worker(key)
             if worker is None:
                 worker = IsolatedParser(client.classes, client.limits)
             else:
@@ -82,6 +85,30 @@ class ParserPool:
                 self._cond.notify()
             for _, old in retired:
                 old.close()
+
+    def _prestart(self, client: ParserClient, successor: bool) -> None:
+        """An idle worker for ``client``'s classes and limits, its process started now (and
+        ``successor``: the one replacing it after a trusted parse, see IsolatedParser)."""
+        key = (tuple(client.classes), client.limits)
+        with self._cond:
+            if self._stopped:
+                return
+            worker = self._idle_worker(key)
+            if worker is None:
+                worker = IsolatedParser(client.classes, client.limits)
+                self._idle.append((key, worker))   # the next parse of this key takes it
+            worker.prestart(successor)             # idle: its lock is free, Popen only
+
+    def _wait_ready(self, client: ParserClient) -> None:
+        """Until the worker the next parse of ``client`` takes has started (if one is idle)."""
+        with self._cond:
+            worker = self._idle_worker((tuple(client.classes), client.limits))
+        if worker is not None:
+            worker.wait_ready()
+
+    def _idle_worker(self, key: tuple) -> IsolatedParser | None:
+        """The idle worker a parse of ``key`` takes: the most recently used (under the lock)."""
+        return next((w for k, w in reversed(self._idle) if k == key), None)
 
     def _end(self, client: ParserClient) -> None:
         """End ``client``'s parse in progress (signal-handler safe: no lock, no wait)."""
@@ -116,6 +143,15 @@ class ParserClient:
               policy: str) -> ParseResult:
         """Parse in one of the pool's workers; raises DescriptionError with the reason."""
         return self._pool._parse(self, data, parser, options, policy)
+
+    def prestart(self, successor: bool = False) -> None:
+        """Start a worker process for this robot's next parse now (and ``successor``: the
+        one that replaces it after a trusted parse), so that parse waits for no process."""
+        self._pool._prestart(self, successor)
+
+    def wait_ready(self) -> None:
+        """Return once the worker process for this robot's next parse has started."""
+        self._pool._wait_ready(self)
 
     def close(self) -> None:
         """End this robot's parse in progress, if any (it then fails); later ones still run."""
