@@ -40,7 +40,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -151,11 +151,13 @@ class IsolatedParser:
             self._lock.release()
         return True
 
-    def parse(self, data: str, parser: str, options: Mapping[str, Any],
-              policy: str) -> ParseResult:
+    def parse(self, data: str, parser: str, options: Mapping[str, Any], policy: str,
+              cancelled: Callable[[], bool] | None = None) -> ParseResult:
         """Parse ``data`` (``parser``: a name or 'auto') under the xacro ``policy``.
 
         Raises DescriptionError with the reason, including a limit reached.
+        ``cancelled``: asked once the worker is ready; True ends the parse there (a
+        close() meant for this parse that came before it had a worker to kill).
         """
         limits = self.limits
         size = len(data.encode('utf-8'))
@@ -175,7 +177,7 @@ class IsolatedParser:
             if replaced and self._successor is None:
                 self._successor = self._spawn_ahead()
             try:
-                reply = self._exchange(request, limits.timeout_s)
+                reply = self._exchange(request, limits.timeout_s, cancelled)
             except DescriptionError:
                 if self._closing or self._stopped:
                     raise DescriptionError(STOPPED, kind='internal') from None
@@ -226,8 +228,11 @@ class IsolatedParser:
 
     # -- the workers (under the lock) ------------------------------------------------
 
-    def _exchange(self, request: bytes, timeout_s: float) -> bytes:
+    def _exchange(self, request: bytes, timeout_s: float,
+                  cancelled: Callable[[], bool] | None) -> bytes:
         worker = self._ready_worker()
+        if cancelled is not None and cancelled():
+            raise DescriptionError(STOPPED, kind='internal')
         try:
             deadline = time.monotonic() + timeout_s   # the worker's start-up does not count
             worker.process.stdin.write(_HEADER.pack(len(request)) + request)

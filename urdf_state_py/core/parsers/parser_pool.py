@@ -72,10 +72,14 @@ class ParserPool:
             else:
                 self._idle = [(k, w) for k, w in self._idle if w is not worker]
             self._busy[client] = worker
+            closes = client.closes
         try:
             if client.stopped:   # stop() came before the worker was ours: it found none
                 raise DescriptionError(STOPPED, kind='internal')
-            return worker.parse(data, parser, options, policy)
+            # a close() before the worker had a process found nothing to kill: it ends
+            # the parse once the process is ready
+            return worker.parse(data, parser, options, policy,
+                                cancelled=lambda: client.stopped or client.closes != closes)
         finally:
             with self._cond:
                 del self._busy[client]
@@ -138,6 +142,7 @@ class ParserClient:
         self.classes = list(parser_classes)
         self.limits = limits
         self.stopped = False
+        self.closes = 0   # close() calls: one during a parse ends it (see ParserPool._parse)
 
     def parse(self, data: str, parser: str, options: Mapping[str, Any],
               policy: str) -> ParseResult:
@@ -155,6 +160,7 @@ class ParserClient:
 
     def close(self) -> None:
         """End this robot's parse in progress, if any (it then fails); later ones still run."""
+        self.closes += 1
         self._pool._end(self)
 
     def stop(self) -> None:
