@@ -117,8 +117,8 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
             f'{rss[0][1]:.1f} / {rss[-1][1]:.1f} / {slope_per_hour(rss):+.2f}',
         'of which private (anon + file) MB start / end / slope MB/h':
             f'{private[0][1]:.1f} / {private[-1][1]:.1f} / {slope_per_hour(private):+.2f}'
-            (f' (bound {RSS_SLOPE_MB_H:g})' if STRICT else
-             f' (bound: +{SHORT_RUN_GROWTH_MB:g} MB over the last 80 %)'),
+            + (f' (bound {RSS_SLOPE_MB_H:g})' if STRICT else
+               f' (bound: +{SHORT_RUN_GROWTH_MB:g} MB over the last 80 %)'),
         'of which shared-memory segments MB start / end / slope MB/h (segments mapped, MB)':
             f'{shm[0][1]:.2f} / {shm[-1][1]:.2f} / {slope_per_hour(shm):+.2f}'
             f' ({samples[-1].shm_segments}, {samples[-1].shm_mapped:.2f})',

@@ -27,7 +27,9 @@ ONE_LINK = "<robot name='test'><link name='base_link'/></robot>"
 
 def test_services_appear_once_the_start_up_model_is_loaded(probe, tmp_path):
     name = 'startup_' + uuid.uuid4().hex[:6]
-    node = NodeProcess(tmp_path, {'robot_description': big_tree(LOADING_LINKS, name)}, 'auto')
+    # seconds of parsing at rest, tens beside other suites: no time limit to reach
+    node = NodeProcess(tmp_path, {'robot_description': big_tree(LOADING_LINKS, name),
+                                  'description.timeout': 3600.0}, 'auto')
     client = probe.node.create_client(SetParameters, f'/{node.name}/set_parameters')
     try:
         wait_until(lambda: client.service_is_ready() or node.proc.poll() is not None,

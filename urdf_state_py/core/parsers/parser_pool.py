@@ -95,7 +95,7 @@ class ParserPool:
         ``successor``: the one replacing it after a trusted parse, see IsolatedParser)."""
         key = (tuple(client.classes), client.limits)
         with self._cond:
-            if self._stopped:
+            if self._stopped or client.stopped:
                 return
             worker = self._idle_worker(key)
             if worker is None:
@@ -104,8 +104,11 @@ class ParserPool:
             worker.prestart(successor)             # idle: its lock is free, Popen only
 
     def _wait_ready(self, client: ParserClient) -> None:
-        """Until the worker the next parse of ``client`` takes has started (if one is idle)."""
+        """Until the worker the next parse of ``client`` takes has started (if one is idle;
+        not for a stopped client: its robot is shutting down and parses no more)."""
         with self._cond:
+            if self._stopped or client.stopped:
+                return
             worker = self._idle_worker((tuple(client.classes), client.limits))
         if worker is not None:
             worker.wait_ready()
