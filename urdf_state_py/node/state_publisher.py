@@ -205,8 +205,10 @@ class UrdfStateNode(Node):
         # The parameter services come last, as robot_state_publisher answers only once its
         # constructor has parsed: a client that sets a description as soon as they appear
         # is answered in that description's parse time, never after the start-up parse
-        # or a parser process start (see docs/design.md, Start-up).
-        if serve_parameters:
+        # or a parser process start (see docs/design.md, Start-up). Not once a signal has
+        # come (rclpy's handler may have shut the context down: their executor would fail
+        # half-built, and rclpy then prints an error as it collects it).
+        if serve_parameters and self.context.ok() and not shutdown_requested():
             self._loader.wait_ready()
             self._parameter_services = ParameterServices(
                 self, self._guard, own_thread=not self._runtime.shared_executor)
