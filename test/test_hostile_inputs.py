@@ -37,7 +37,9 @@ diagnostic_msgs = pytest.importorskip('diagnostic_msgs.msg')
 
 NODE = 'urdf_state_hostile'
 PREFIX = 'hx/'
-CASE_DEADLINE = 10.0
+#: Longest a case waits for what it checks: a limit on a condition, met in well under a
+#: second at rest; generous, for a machine shared with other test suites.
+CASE_DEADLINE = 30.0
 KEEP_ALL = QoSProfile(depth=1, history=HistoryPolicy.KEEP_ALL,
                       reliability=ReliabilityPolicy.RELIABLE)
 # a: revolute [-1, 1] (its mimic m: x2); b: prismatic [0, 2]
@@ -230,7 +232,6 @@ CASES = cases()
 def test_hostile_joint_state(probe, hostile, case):
     node, diagnostics, raw = hostile
     payload, category, reason = CASES[case]
-    start = time.monotonic()
     send_good(probe, raw, 0.25)
     first = diagnostics.latest()
     key = {'non-finite': 'non-finite values dropped',
@@ -259,7 +260,6 @@ def test_hostile_joint_state(probe, hostile, case):
         assert reason in text or held, text
     send_good(probe, raw, -0.5)       # the last good model, still publishing
     assert node.alive(), node.close()
-    assert time.monotonic() - start < 3 * CASE_DEADLINE
 
 
 CASES_REJECTING_ALL = ('truncated', 'encapsulation', 'oversized', 'string', 'length mismatch')
@@ -276,8 +276,8 @@ def test_a_flood_of_bad_messages_leaves_the_node_responsive(probe, hostile):
         raw.publish(base[:20 + i % 20])
     values, _ = diagnostics.wait(
         lambda v, s: int(v.get('rejected messages: truncated', 0))
-        >= int(first.get('rejected messages: truncated', 0)) + 500, mark, timeout=20.0,
-        what='the flood counted')
+        >= int(first.get('rejected messages: truncated', 0)) + 500, mark,
+        timeout=2 * CASE_DEADLINE, what='the flood counted')
     send_good(probe, raw, 0.75)
     assert node.alive()
     lines = [line for line in node.lines[logged:] if 'Dropped a message' in line]

@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -382,13 +381,14 @@ def test_sigint_during_a_parse_ends_the_node_quietly(probe):
 
         def set_bomb():   # never answered: the node is interrupted meanwhile
             try:
-                probe.set_parameters(f'/{name}', robot_description=macro_bomb(), timeout=5.0)
+                probe.set_parameters(f'/{name}', robot_description=macro_bomb(),
+                                     timeout=4 * DEADLINE)
             except BaseException:  # noqa: BLE001 (pytest.fail of the harness, in a thread)
                 pass
         threading.Thread(target=set_bomb, daemon=True).start()
-        # a new worker (the trusted start-up parse had its own): imports take ~0.3 s of CPU
+        # the parser process busy with the bomb (a second of CPU: more than its imports)
         worker = wait_until(lambda: _parser_process(node.proc.pid, busy_s=1.0),
-                            what='the parse to run')
+                            timeout=4 * DEADLINE, what='the parse to run')
     finally:
         code, text = node.interrupt()
     assert code == 0 and 'Traceback' not in text, text
@@ -417,11 +417,9 @@ def test_description_topic_under_the_restricted_policy(probe):
     try:
         pub.publish(String(data=robot(name='topic_ok')))
         wait_until(lambda: node.node.model is not None, what='the topic model')
-        started = time.monotonic()
         pub.publish(String(data=robot(name='$(env HOME)')))
         wait_until(lambda: any('$(env' in line for line in node.logs('error')),
                    what='the rejection')
-        assert time.monotonic() - started < DEADLINE
         assert node.node.model.name == 'topic_ok'
     finally:
         probe.node.destroy_publisher(pub)

@@ -2,10 +2,15 @@
 
 The core (model, parsers, kinematics) imports without ROS; the node lives in
 :mod:`urdf_state_py.node`.
+
+The kinematics (and with them numpy) are imported on first use: the parser
+process imports this package for its parsers only, and a node's start-up
+waits for that process to be ready.
 """
 
+from typing import Any
+
 from .core.errors import DescriptionError
-from .core.kinematics import JointTransforms, Kinematics
 from .core.model import Joint, JointType, Link, Model
 from .core.parsers import (Parser, ParserOption, ParserRegistry, load_model, load_model_file,
                            model_from_urdf_parser_py)
@@ -25,3 +30,14 @@ __all__ = [
     'load_model_file',
     'model_from_urdf_parser_py',
 ]
+
+
+#: Names imported from the kinematics on first use (see the module's docstring).
+_KINEMATICS = frozenset({'JointTransforms', 'Kinematics'})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _KINEMATICS:
+        from .core import kinematics   # noqa: PLC0415 (on first use, see above)
+        return getattr(kinematics, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -140,6 +140,17 @@ class DescriptionLoader:
         self._closed = False
         self._thread: threading.Thread | None = None
 
+    def prestart(self, trusted_first: bool = False) -> None:
+        """Start a parser process now, so the first description does not wait for one;
+        ``trusted_first``: the first description is the operator's, whose process is
+        replaced after it, so its successor starts now too."""
+        self._parser.prestart(successor=trusted_first)
+
+    def wait_ready(self) -> None:
+        """Return once the parser process for the next description has started, so that the
+        next parse takes its own time only (a failure to start shows in that parse)."""
+        self._parser.wait_ready()
+
     def policy(self, source: Source) -> str:
         """The xacro policy ``source`` is expanded under."""
         return TRUSTED if source.trusted or self.runtime_policy == TRUSTED else RESTRICTED

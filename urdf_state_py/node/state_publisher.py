@@ -128,6 +128,10 @@ class UrdfStateNode(Node):
                                          self._runtime.parsers)
         self._loader.on_rejected = lambda kind, reason: self._health.reject_description(
             kind, f'robot_description: {reason}', self._now_ns())
+        startup_text = '' if self._use_topic else cfg['robot_description']
+        # the start-up parse does not wait for a process to start, nor (trusted: its
+        # process is replaced after it) does the next one
+        self._loader.prestart(trusted_first=trusted_start and bool(startup_text.strip()))
 
         # -- topics ------------------------------------------------------------
         events = quiet_publisher_events()
@@ -172,17 +176,13 @@ class UrdfStateNode(Node):
         self._defaults_timer = None
         self._update_defaults_timer()
         self.add_on_set_parameters_callback(self._on_set_parameters)
-        self._parameter_services = ParameterServices(
-            self, self._guard, own_thread=not self._runtime.shared_executor) \
-            if serve_parameters else None
-        if self._parameter_services is not None:
-            self._parameter_services.start()
+        self._parameter_services = None
 
         # -- first model (the operator's: trusted) ----------------------------------
         if self._use_topic:
             self.get_logger().info(
                 f"Waiting for the robot description on topic '{self._description_topic()}'")
-        elif not cfg['robot_description'].strip():
+        elif not startup_text.strip():
             self.get_logger().warning(
                 "Parameter 'robot_description' is empty: waiting for a robot description "
                 f"(set it, e.g. ros2 param set {self.get_fully_qualified_name()} "
@@ -190,7 +190,7 @@ class UrdfStateNode(Node):
         else:
             # Ctrl-C while it parses (a large description takes seconds) ends the parse.
             with self._lock, on_shutdown_signal(self._loader.cancel):
-                self._source = Source(cfg['robot_description'], trusted=trusted_start)
+                self._source = Source(startup_text, trusted=trusted_start)
                 try:
                     self._install(self._build(self._source, cfg))
                 except DescriptionError as err:
@@ -202,6 +202,17 @@ class UrdfStateNode(Node):
         self._input.start()
         if self._sources is not None:
             self._sources.start(cfg['rate'])
+        # The parameter services come last, as robot_state_publisher answers only once its
+        # constructor has parsed: a client that sets a description as soon as they appear
+        # is answered in that description's parse time, never after the start-up parse
+        # or a parser process start (see docs/design.md, Start-up). Not once a signal has
+        # come (rclpy's handler may have shut the context down: their executor would fail
+        # half-built, and rclpy then prints an error as it collects it).
+        if serve_parameters and self.context.ok() and not shutdown_requested():
+            self._loader.wait_ready()
+            self._parameter_services = ParameterServices(
+                self, self._guard, own_thread=not self._runtime.shared_executor)
+            self._parameter_services.start()
 
     def destroy_node(self) -> None:
         """Stop the diagnostics' and joint_states' threads, the loader (a parse in progress

@@ -18,6 +18,14 @@ back to the system and the caller never holds its XML tree, and after a
 trusted one (which may run code), so a restricted parse never shares a process
 with it. Results come back
 as JSON (see :mod:`..model_codec`), never pickle.
+
+Starting a worker (a Python process importing the parsers) takes a few hundred
+milliseconds on a busy machine, far longer than parsing a small robot, so no
+parse should wait for one: :meth:`IsolatedParser.prestart` starts the worker
+ahead of the first parse, a parse that will replace its worker starts the
+successor when it begins (it imports while the parse runs), and a worker
+replaced for another reason (a time limit, a large expansion) is followed at
+once by a new one.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -70,6 +78,45 @@ class ParseResult:
     parser: str
 
 
+class _Worker:
+    """One worker process: started at once, ready once its imports are done."""
+
+    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, env=env, close_fds=True)
+        self._ready = False
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def wait_ready(self) -> None:
+        """Return once the worker's imports are done (its empty frame); raises TimeoutError,
+        EOFError or OSError if it does not get there within _START_TIMEOUT_S."""
+        if not self._ready:
+            _read(self.process.stdout, _HEADER.size, time.monotonic() + _START_TIMEOUT_S)
+            self._ready = True
+
+    def kill(self) -> None:
+        """Kill it now (no wait: safe in a signal handler)."""
+        if self.alive():
+            self.process.kill()
+
+    def stop(self) -> int | None:
+        """Kill it, reap it and close its pipes; its exit code."""
+        self.kill()
+        code = self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        return code
+
+
 class IsolatedParser:
     """Parses in a worker process; one parse at a time (callers are serialised)."""
 
@@ -77,15 +124,40 @@ class IsolatedParser:
         self.limits = limits
         self._classes = [[cls.__module__, cls.__qualname__] for cls in parser_classes]
         self._lock = threading.Lock()
-        self._worker: subprocess.Popen | None = None
+        self._worker: _Worker | None = None      # takes the next parse
+        self._successor: _Worker | None = None   # takes over once the worker is replaced
         self._closing = False   # close() killed the worker: a failing parse says so
         self._stopped = False   # stop(): no parse any more (shutting down)
 
-    def parse(self, data: str, parser: str, options: Mapping[str, Any],
-              policy: str) -> ParseResult:
+    def prestart(self, successor: bool = False) -> None:
+        """Start the worker now, and with ``successor`` the one that replaces it after the
+        first parse (a trusted one), so that neither parse waits for a process to start."""
+        with self._lock:
+            if self._worker is None:
+                self._worker = self._spawn_ahead()
+            if successor and self._successor is None:
+                self._successor = self._spawn_ahead()
+
+    def wait_ready(self) -> bool:
+        """Wait until the worker that takes the next parse has started; False if it could
+        not (the next parse then says why) or a parse is using it now (nothing to wait for)."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        try:
+            self._ready_worker()
+        except DescriptionError:
+            return False
+        finally:
+            self._lock.release()
+        return True
+
+    def parse(self, data: str, parser: str, options: Mapping[str, Any], policy: str,
+              cancelled: Callable[[], bool] | None = None) -> ParseResult:
         """Parse ``data`` (``parser``: a name or 'auto') under the xacro ``policy``.
 
         Raises DescriptionError with the reason, including a limit reached.
+        ``cancelled``: asked once the worker is ready; True ends the parse there (a
+        close() meant for this parse that came before it had a worker to kill).
         """
         limits = self.limits
         size = len(data.encode('utf-8'))
@@ -95,21 +167,23 @@ class IsolatedParser:
                                    kind='size limit')
         request = _frame({'parser': parser, 'options': dict(options), 'policy': policy,
                           'max_bytes': limits.max_bytes}, data)
+        # Replaced after a large parse (memory back to the system) and after a trusted
+        # one (whatever its code did to the process, a restricted parse never runs in it).
+        replaced = size > RECYCLE_BYTES or policy == TRUSTED
         with self._lock:
             if self._stopped:
                 raise DescriptionError(STOPPED, kind='internal')
             self._closing = False
+            if replaced and self._successor is None:
+                self._successor = self._spawn_ahead()
             try:
-                reply = self._exchange(request, limits.timeout_s)
+                reply = self._exchange(request, limits.timeout_s, cancelled)
             except DescriptionError:
                 if self._closing or self._stopped:
                     raise DescriptionError(STOPPED, kind='internal') from None
                 raise
-            # Replaced after a large parse (memory back to the system) and after a
-            # trusted one (whatever its code did to the process, a restricted parse
-            # never runs in it).
-            if size > RECYCLE_BYTES or len(reply) > RECYCLE_BYTES or policy == TRUSTED:
-                self._stop_worker()
+            if replaced or len(reply) > RECYCLE_BYTES:
+                self._replace_worker()
         try:
             answer, published = _unframe(reply)
             if not answer.get('ok'):
@@ -127,20 +201,20 @@ class IsolatedParser:
 
     @property
     def alive(self) -> bool:
-        """Whether the worker process is running (it starts with the first parse)."""
+        """Whether the worker process is running (started ahead or by the first parse)."""
         worker = self._worker
-        return worker is not None and worker.poll() is None
+        return worker is not None and worker.alive()
 
     def close(self) -> None:
-        """Stop the worker now, also in the middle of a parse (which then fails).
+        """Stop the workers now, also in the middle of a parse (which then fails).
 
         A new worker starts with the next parse. No lock is taken, so shutting
         down never waits for a parse to end.
         """
         self._closing = True
-        worker = self._worker
-        if worker is not None and worker.poll() is None:
-            worker.kill()
+        for worker in (self._worker, self._successor):
+            if worker is not None:
+                worker.kill()
 
     def stop(self) -> None:
         """Stop the parse in progress and refuse every later one: the owner is shutting down.
@@ -152,73 +226,93 @@ class IsolatedParser:
         self._stopped = True
         self.close()
 
-    # -- the worker --------------------------------------------------------------
+    # -- the workers (under the lock) ------------------------------------------------
 
-    def _exchange(self, request: bytes, timeout_s: float) -> bytes:
+    def _exchange(self, request: bytes, timeout_s: float,
+                  cancelled: Callable[[], bool] | None) -> bytes:
+        worker = self._ready_worker()
+        if cancelled is not None and cancelled():
+            raise DescriptionError(STOPPED, kind='internal')
         try:
-            worker = self._start_worker()
             deadline = time.monotonic() + timeout_s   # the worker's start-up does not count
-            worker.stdin.write(_HEADER.pack(len(request)) + request)
-            worker.stdin.flush()
-            header = _read(worker.stdout, _HEADER.size, deadline)
+            worker.process.stdin.write(_HEADER.pack(len(request)) + request)
+            worker.process.stdin.flush()
+            header = _read(worker.process.stdout, _HEADER.size, deadline)
             (length,) = _HEADER.unpack(header)
             # published text + its model (a few times the text at most) + slack
             if length > 4 * self.limits.max_bytes + (1 << 20):
                 raise DescriptionError(f'parser output of {length} bytes is over the limit '
                                        f'(description.max_bytes={self.limits.max_bytes})',
                                        kind='size limit')
-            return _read(worker.stdout, length, deadline)
+            return _read(worker.process.stdout, length, deadline)
         except TimeoutError:
-            self._stop_worker()
+            self._replace_worker()
             raise DescriptionError(
                 f'parsing took longer than {self.limits.timeout_s:g} s '
                 '(description.timeout): stopped', kind='time limit') from None
         except (BrokenPipeError, EOFError, OSError):
-            code = self._stop_worker()
+            code = self._replace_worker()
             reason, kind = _ended(code, self.limits)
             raise DescriptionError(reason, kind=kind) from None
         except DescriptionError:
-            self._stop_worker()
+            self._replace_worker()
             raise
 
-    def _start_worker(self) -> subprocess.Popen:
-        worker = self._worker
-        if worker is not None and worker.poll() is None:
-            return worker
+    def _ready_worker(self) -> _Worker:
+        """The worker for this parse (started now if there is none), once it is ready."""
+        if self._stopped:
+            raise DescriptionError(STOPPED, kind='internal')
+        if self._worker is not None and not self._worker.alive():
+            self._replace_worker()   # killed since its last parse: its successor or a new one
+        try:
+            if self._worker is None:
+                self._worker = self._spawn()
+            self._worker.wait_ready()
+        except (TimeoutError, EOFError, OSError) as exc:
+            code = self._drop_worker()
+            raise DescriptionError(f'the parser process did not start ({type(exc).__name__}, '
+                                   f'exit code {code})', kind='internal') from None
+        return self._worker
+
+    def _spawn(self) -> _Worker:
         env = dict(os.environ, OPENBLAS_NUM_THREADS='1', OMP_NUM_THREADS='1',
                    PYTHONUNBUFFERED='1')
         if 'san' in os.path.basename(env.get('LD_PRELOAD', '').split(':')[0]):
             # A preloaded sanitizer runtime (libasan: a sanitized build's tests) reserves
             # terabytes of address space, which RLIMIT_AS refuses; the worker runs no native code.
             del env['LD_PRELOAD']
-        self._worker = subprocess.Popen(
-            [sys.executable, '-m', __name__, str(self.limits.max_memory_mb),
-             json.dumps(self._classes)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=env, close_fds=True)
+        worker = _Worker([sys.executable, '-m', __name__, str(self.limits.max_memory_mb),
+                          json.dumps(self._classes)], env)
         if self._stopped:   # stop() came while the worker started: it found none to kill
+            worker.stop()
             raise DescriptionError(STOPPED, kind='internal')
-        # Ready once its imports are done (an empty frame), so they are not parse time.
-        try:
-            _read(self._worker.stdout, _HEADER.size, time.monotonic() + _START_TIMEOUT_S)
-        except (TimeoutError, EOFError, OSError) as exc:
-            code = self._stop_worker()
-            raise DescriptionError(f'the parser process did not start ({type(exc).__name__}, '
-                                   f'exit code {code})', kind='internal') from None
-        return self._worker
+        return worker
 
-    def _stop_worker(self) -> int | None:
-        worker, self._worker = self._worker, None
-        if worker is None:
+    def _spawn_ahead(self) -> _Worker | None:
+        """A worker started ahead of need, or None if none can start now (the parse that
+        needs one starts it and reports why it cannot)."""
+        if self._closing or self._stopped:
             return None
-        if worker.poll() is None:
-            worker.kill()
-        code = worker.wait()
-        for stream in (worker.stdin, worker.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass
+        try:
+            return self._spawn()
+        except (OSError, DescriptionError):
+            return None
+
+    def _drop_worker(self) -> int | None:
+        """Stop the worker without a replacement; its exit code."""
+        worker, self._worker = self._worker, None
+        return worker.stop() if worker is not None else None
+
+    def _replace_worker(self) -> int | None:
+        """Stop the worker (its exit code); the successor, or a worker started now, takes
+        its place unless the parser is closing."""
+        code = self._drop_worker()
+        successor, self._successor = self._successor, None
+        if successor is not None and (self._closing or self._stopped or not successor.alive()):
+            successor.stop()   # closing, or killed with the worker by an earlier close()
+            successor = None
+        if not (self._closing or self._stopped):
+            self._worker = successor or self._spawn_ahead()
         return code
 
 

@@ -1,6 +1,6 @@
 """Parser processes shared by every robot of one process.
 
-A parser process (:class:`~.isolated.IsolatedParser`) costs ~40 MB while it
+A parser process (:class:`~.isolated.IsolatedParser`) costs ~27 MB while it
 lives, and it is kept alive between parses so a description set at run time
 does not pay a process start. One kept per robot would make a process serving
 twenty robots carry twenty of them; :class:`ParserPool` keeps them per process
@@ -10,6 +10,9 @@ instead:
   robot stuck in a slow or hostile parse (killed at its ``description.timeout``)
   holds one worker and the others still parse;
 * at most ``keep`` idle workers stay alive; the others end when their parse does;
+* a robot starting up has its worker started ahead (:meth:`ParserClient.prestart`, with
+  the one that replaces it after a trusted start-up parse), so neither its start-up parse
+  nor the first description set at run time waits for a process to start;
 * each robot holds a :class:`ParserClient`, :class:`IsolatedParser`'s interface
   for one caller: its ``stop``/``close`` end *its* parse in progress (killing the
   worker that runs it), never another robot's.
@@ -63,16 +66,20 @@ class ParserPool:
                 if len(self._busy) < self.size:
                     break
                 self._cond.wait()
-            worker = next((w for k, w in reversed(self._idle) if k == key), None)
+            worker = self._idle_worker(key)
             if worker is None:
                 worker = IsolatedParser(client.classes, client.limits)
             else:
                 self._idle = [(k, w) for k, w in self._idle if w is not worker]
             self._busy[client] = worker
+            closes = client.closes
         try:
             if client.stopped:   # stop() came before the worker was ours: it found none
                 raise DescriptionError(STOPPED, kind='internal')
-            return worker.parse(data, parser, options, policy)
+            # a close() before the worker had a process found nothing to kill: it ends
+            # the parse once the process is ready
+            return worker.parse(data, parser, options, policy,
+                                cancelled=lambda: client.stopped or client.closes != closes)
         finally:
             with self._cond:
                 del self._busy[client]
@@ -82,6 +89,33 @@ class ParserPool:
                 self._cond.notify()
             for _, old in retired:
                 old.close()
+
+    def _prestart(self, client: ParserClient, successor: bool) -> None:
+        """An idle worker for ``client``'s classes and limits, its process started now (and
+        ``successor``: the one replacing it after a trusted parse, see IsolatedParser)."""
+        key = (tuple(client.classes), client.limits)
+        with self._cond:
+            if self._stopped or client.stopped:
+                return
+            worker = self._idle_worker(key)
+            if worker is None:
+                worker = IsolatedParser(client.classes, client.limits)
+                self._idle.append((key, worker))   # the next parse of this key takes it
+            worker.prestart(successor)             # idle: its lock is free, Popen only
+
+    def _wait_ready(self, client: ParserClient) -> None:
+        """Until the worker the next parse of ``client`` takes has started (if one is idle;
+        not for a stopped client: its robot is shutting down and parses no more)."""
+        with self._cond:
+            if self._stopped or client.stopped:
+                return
+            worker = self._idle_worker((tuple(client.classes), client.limits))
+        if worker is not None:
+            worker.wait_ready()
+
+    def _idle_worker(self, key: tuple) -> IsolatedParser | None:
+        """The idle worker a parse of ``key`` takes: the most recently used (under the lock)."""
+        return next((w for k, w in reversed(self._idle) if k == key), None)
 
     def _end(self, client: ParserClient) -> None:
         """End ``client``'s parse in progress (signal-handler safe: no lock, no wait)."""
@@ -111,14 +145,25 @@ class ParserClient:
         self.classes = list(parser_classes)
         self.limits = limits
         self.stopped = False
+        self.closes = 0   # close() calls: one during a parse ends it (see ParserPool._parse)
 
     def parse(self, data: str, parser: str, options: Mapping[str, Any],
               policy: str) -> ParseResult:
         """Parse in one of the pool's workers; raises DescriptionError with the reason."""
         return self._pool._parse(self, data, parser, options, policy)
 
+    def prestart(self, successor: bool = False) -> None:
+        """Start a worker process for this robot's next parse now (and ``successor``: the
+        one that replaces it after a trusted parse), so that parse waits for no process."""
+        self._pool._prestart(self, successor)
+
+    def wait_ready(self) -> None:
+        """Return once the worker process for this robot's next parse has started."""
+        self._pool._wait_ready(self)
+
     def close(self) -> None:
         """End this robot's parse in progress, if any (it then fails); later ones still run."""
+        self.closes += 1
         self._pool._end(self)
 
     def stop(self) -> None:

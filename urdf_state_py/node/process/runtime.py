@@ -6,7 +6,7 @@ own process; the container (``urdf_state_container``) serves many. Each robot
 :class:`Runtime` it is given what exists once per process:
 
 * ``parsers``: the parser processes (:class:`~urdf_state_py.core.parsers.parser_pool.ParserPool`),
-  ~40 MB each while alive, so kept per process, not per robot;
+  ~27 MB each while alive, so kept per process, not per robot;
 * ``ticker``: one thread running every robot's ``/diagnostics`` once a second;
 * ``shared_executor``: whether the process's executor serves the robots'
   parameter services. The standalone node spins a single-threaded executor (or

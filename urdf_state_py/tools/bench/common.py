@@ -135,6 +135,14 @@ def percentile(sorted_values: Sequence[float], p: float) -> float | None:
 
 # ----------------------------------------------------------------------- tables
 
+def print_medians(rows: Sequence[dict], labels: Sequence[tuple[str, str]]) -> None:
+    """One line per (key, label): the median of ``row[key]`` over ``rows``, then the maximum
+    in brackets (a shared machine's trials vary; both say how much)."""
+    for key, label in labels:
+        values = [row[key] for row in rows]
+        print(f'  {label:45s} {statistics.median(values):8.3f}  [{max(values):.3f}]')
+
+
 def fmt(value, digits: int = 1) -> str:
     """Numbers for tables: None -> '-', floats with ``digits`` decimals, big ones grouped."""
     if value is None:

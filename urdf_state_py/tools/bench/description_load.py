@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,7 +31,7 @@ import time
 
 import psutil
 
-from .common import ensure_loopback, loopback_env
+from .common import ensure_loopback, loopback_env, print_medians
 
 SMALL = '''<robot name="small"><link name="l0"/><link name="l1"/>
 <joint name="q" type="continuous"><parent link="l0"/><child link="l1"/><axis xyz="0 0 1"/>
@@ -192,15 +191,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f'description: {len(big.encode()) / 1e6:.1f} MB, {args.links} links; '
           f'{args.trials} trials (medians; max over trials in brackets); node RSS at start '
           f'(small model, under load): {start_rss:.1f} MB')
-    for key, label in (('load_s', 'SetParameters round trip (load) [s]'),
-                       ('tf_gap_s', 'longest /tf gap during the load [s]'),
-                       ('baseline_gap_s', 'longest /tf gap in the second before [s]'),
-                       ('get_max_s', 'slowest GetParameters during the load [s]'),
-                       ('rss_before_mb', 'node RSS before [MB]'),
-                       ('rss_big_mb', 'node RSS with the large model [MB]'),
-                       ('rss_after_mb', 'node RSS back on the small model [MB]')):
-        values = [row[key] for row in rows]
-        print(f'  {label:45s} {statistics.median(values):8.3f}  [{max(values):.3f}]')
+    print_medians(rows, (('load_s', 'SetParameters round trip (load) [s]'),
+                         ('tf_gap_s', 'longest /tf gap during the load [s]'),
+                         ('baseline_gap_s', 'longest /tf gap in the second before [s]'),
+                         ('get_max_s', 'slowest GetParameters during the load [s]'),
+                         ('rss_before_mb', 'node RSS before [MB]'),
+                         ('rss_big_mb', 'node RSS with the large model [MB]'),
+                         ('rss_after_mb', 'node RSS back on the small model [MB]')))
     return 0
 
 

@@ -1,0 +1,170 @@
+"""Benchmark: the node's start-up as a client sees it from another process.
+
+``python -m urdf_state_py.tools.bench.startup [--model PATH] [--trials 10]``
+
+Per trial the node starts as users start it (``python -m urdf_state_py.node``
+with the model as ``robot_description`` in a params file, its own process).
+This process, already on DDS before the node starts, waits for the node's
+``set_parameters`` service to appear and at once sets a one-link description,
+as robot_state_publisher's own launch test ``change_mimic_joint`` does (it
+allows 500 ms for the answer). Times from the node's process start:
+
+* the service appears (discovered by this process);
+* the first ``/tf_static`` arrives;
+* the answer to that first set; its round trip is the figure that matters to a
+  client (the start-up goal: at most 100 ms for a small robot);
+
+then two more sets of the model itself (steady state: the description parsed
+in the node's parser process while the node serves). It prints medians and
+maxima over the trials and the load average, since the machine may be shared.
+No assertion: figures only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from .common import ensure_loopback, loopback_env, print_medians
+
+#: The description of the first set (as in robot_state_publisher's change_mimic_joint test).
+ONE_LINK = "<robot name='test'><link name='base_link'/></robot>"
+#: The model of a trial when none is given: the bundled humanoid.
+DEFAULT_MODEL = Path(__file__).resolve().parents[3] / 'robots' / 'h1_2' / 'h1_2.urdf'
+#: Longest a trial waits for the service, /tf_static or an answer [s].
+WAIT_S = 60.0
+_STEADY_SETS = 2
+
+
+class Client:
+    """This process's side: a /tf_static recorder and a SetParameters caller, spun in a thread."""
+
+    def __init__(self) -> None:
+        import rclpy
+        from rclpy.executors import SingleThreadedExecutor
+        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+        from tf2_msgs.msg import TFMessage
+
+        rclpy.init()
+        self._rclpy = rclpy
+        self.node = rclpy.create_node(f'bench_startup_{os.getpid()}')
+        self.static_at: float | None = None
+        latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self.node.create_subscription(TFMessage, '/tf_static', self._on_static, latched)
+        self._executor = SingleThreadedExecutor()
+        self._executor.add_node(self.node)
+        self._thread = threading.Thread(target=self._executor.spin, daemon=True)
+        self._thread.start()
+
+    def _on_static(self, _msg) -> None:
+        if self.static_at is None:
+            self.static_at = time.monotonic()
+
+    def set_client(self, node_name: str):
+        from rcl_interfaces.srv import SetParameters
+        return self.node.create_client(SetParameters, f'/{node_name}/set_parameters')
+
+    @staticmethod
+    def wait_service(client, deadline: float) -> float:
+        """When ``client``'s service appeared (polled every millisecond)."""
+        while not client.service_is_ready():
+            if time.monotonic() > deadline:
+                raise RuntimeError('the set_parameters service did not appear')
+            time.sleep(0.001)
+        return time.monotonic()
+
+    @staticmethod
+    def set_description(client, text: str, deadline: float) -> float:
+        """Round trip of a robot_description set [s]; raises if refused or unanswered."""
+        from rcl_interfaces.srv import SetParameters
+        from rclpy.parameter import Parameter
+        request = SetParameters.Request(
+            parameters=[Parameter('robot_description', value=text).to_parameter_msg()])
+        sent = time.monotonic()
+        future = client.call_async(request)
+        while not future.done():
+            if time.monotonic() > deadline:
+                raise RuntimeError('no answer to set_parameters')
+            time.sleep(0.0005)
+        result = future.result().results[0]
+        if not result.successful:
+            raise RuntimeError(f'the description was refused: {result.reason}')
+        return time.monotonic() - sent
+
+    def close(self) -> None:
+        self._executor.shutdown()
+        self._thread.join(timeout=10.0)
+        self.node.destroy_node()
+        self._rclpy.try_shutdown()
+
+
+def trial(client: Client, model: str, index: int) -> dict[str, float]:
+    """One start of the node; the times of one row (seconds)."""
+    name = f'urdf_state_startup_{os.getpid()}_{index}'
+    with tempfile.NamedTemporaryFile('w', suffix='.yaml', delete=False) as params:
+        params.write(f'/**:\n  ros__parameters:\n    robot_description: {json.dumps(model)}\n')
+    setter = client.set_client(name)
+    client.static_at = None
+    start = time.monotonic()
+    node = subprocess.Popen([sys.executable, '-m', 'urdf_state_py.node', '--ros-args',
+                             '-r', f'__node:={name}', '--params-file', params.name],
+                            env=loopback_env(), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = start + WAIT_S
+        appeared = client.wait_service(setter, deadline)
+        first = client.set_description(setter, ONE_LINK, deadline)
+        steady = [client.set_description(setter, model, deadline) for _ in range(_STEADY_SETS)]
+        while client.static_at is None:
+            if time.monotonic() > deadline:
+                raise RuntimeError('no /tf_static')
+            time.sleep(0.001)
+        return {'services': appeared - start, 'static': client.static_at - start,
+                'first_set': first, 'answered': appeared + first - start,
+                'steady_set': statistics.median(steady)}
+    finally:
+        node.send_signal(2)
+        node.wait(timeout=30.0)
+        client.node.destroy_client(setter)
+        os.unlink(params.name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--model', type=Path, default=DEFAULT_MODEL)
+    parser.add_argument('--trials', type=int, default=10)
+    args = parser.parse_args(argv)
+    ensure_loopback()
+    model = args.model.read_text()
+    client = Client()
+    rows = []
+    load_before = os.getloadavg()[0]
+    try:
+        for index in range(args.trials):
+            rows.append(trial(client, model, index))
+            print('  start {}: '.format(index + 1) + ', '.join(
+                f'{key} {value:.3f}' for key, value in rows[-1].items()), flush=True)
+    finally:
+        client.close()
+    print(f'{args.model.name} ({len(model.encode()) / 1024:.0f} KiB), {args.trials} starts; '
+          f'load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after '
+          f'({os.cpu_count()} CPUs); median [max]')
+    print_medians(rows, (('services', 'set_parameters appears after start [s]'),
+                         ('static', 'first /tf_static after start [s]'),
+                         ('first_set', 'first set (one link), round trip [s]'),
+                         ('answered', 'first set answered after start [s]'),
+                         ('steady_set', 'later sets of the model, round trip [s]')))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
