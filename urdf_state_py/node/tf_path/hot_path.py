@@ -57,8 +57,9 @@ from ..process.threads import join_thread
 __all__ = ['HotPath', 'MessageErrors', 'hot_path_requested', 'unavailable_reason']
 
 #: Longest wait before the loop re-checks its stop flag (the guard condition is
-#: what stops it; this only bounds a missed trigger).
-_WAIT_TIMEOUT_NS = 1_000_000_000
+#: what stops it; this only bounds a missed trigger). Long: a container runs one
+#: such thread per robot, and each wake-up of an idle one is CPU for nothing.
+_WAIT_TIMEOUT_NS = 5_000_000_000
 #: Under a backlog (messages keep coming with no idle wait), the loop sleeps
 #: _YIELD_S after this much work, so the executor thread gets the GIL (~2.5 %
 #: of a flood's throughput; nothing at all while the loop catches up in time).
