@@ -31,6 +31,7 @@ from launch_ros.descriptions import ComposableNode
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
+from urdf_state_py.tools.cli_values import as_bool
 from urdf_state_py.tools.fleet import component_parameters, read_fleet
 
 PACKAGE = 'urdf_state_py'
@@ -46,18 +47,9 @@ ARGUMENTS = {
 }
 
 
-def _as_bool(name: str, text: str) -> bool:
-    value = text.strip().lower()
-    if value in ('true', '1', 'yes', 'on'):
-        return True
-    if value in ('false', '0', 'no', 'off', ''):
-        return False
-    raise ValueError(f"{name} must be true or false, not '{text}'")
-
-
 def _launch_fleet(context, *args, **kwargs):
-    trusted = _as_bool('trusted', LaunchConfiguration('trusted').perform(context))
-    sim_time = _as_bool('use_sim_time', LaunchConfiguration('use_sim_time').perform(context))
+    trusted = as_bool('trusted', LaunchConfiguration('trusted').perform(context))
+    sim_time = as_bool('use_sim_time', LaunchConfiguration('use_sim_time').perform(context))
     robots = read_fleet(LaunchConfiguration('fleet').perform(context))
     components = []
     for robot in robots:

@@ -43,6 +43,8 @@ from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
+from urdf_state_py.tools.cli_values import as_bool
+
 PACKAGE = 'urdf_state_py'
 
 ARGUMENTS = {
@@ -59,15 +61,6 @@ ARGUMENTS = {
 }
 
 
-def _as_bool(text: str) -> bool:
-    value = text.strip().lower()
-    if value in ('true', '1', 'yes', 'on'):
-        return True
-    if value in ('false', '0', 'no', 'off', ''):
-        return False
-    raise ValueError(f"use_sim_time must be true or false, not '{text}'")
-
-
 def _launch_node(context, *args, **kwargs):
     model = os.path.abspath(os.path.expanduser(LaunchConfiguration('model').perform(context)))
     with open(model, encoding='utf-8') as stream:
@@ -77,7 +70,8 @@ def _launch_node(context, *args, **kwargs):
         'robot_description': ParameterValue(description, value_type=str),
         'frame_prefix': ParameterValue(LaunchConfiguration('frame_prefix').perform(context),
                                        value_type=str),
-        'use_sim_time': _as_bool(LaunchConfiguration('use_sim_time').perform(context)),
+        'use_sim_time': as_bool('use_sim_time',
+                                LaunchConfiguration('use_sim_time').perform(context)),
         'xacro.base_dir': ParameterValue(os.path.dirname(model), value_type=str),
     }
     xacro_args = shlex.split(LaunchConfiguration('xacro_args').perform(context))

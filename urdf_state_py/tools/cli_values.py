@@ -54,3 +54,14 @@ def parse_number(text: str) -> float:
         return value(ast.parse(text.strip(), mode='eval').body)
     except (SyntaxError, ValueError, ZeroDivisionError, OverflowError, RecursionError):
         raise UsageError(f"'{text}' is not a number (use e.g. 0.5, -pi/2, 3*pi/4)") from None
+
+
+def as_bool(name: str, text: str) -> bool:
+    """A yes/no launch argument (``true``/``false``, ``1``/``0``, ``on``/``off``, ``yes``/``no``;
+    empty: false); ValueError naming the argument otherwise."""
+    value = text.strip().lower()
+    if value in ('true', '1', 'yes', 'on'):
+        return True
+    if value in ('false', '0', 'no', 'off', ''):
+        return False
+    raise ValueError(f"{name} must be true or false, not '{text}'")
