@@ -20,6 +20,8 @@ import pytest
 
 pytestmark = pytest.mark.ros
 
+pytest.importorskip('rclpy')
+
 from composition_interfaces.srv import ListNodes, LoadNode, UnloadNode  # noqa: E402
 from rcl_interfaces.srv import GetParameters  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
