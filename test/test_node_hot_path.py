@@ -100,8 +100,9 @@ class GeneralPath:
 
 def send_until_tf(side: RawSide, pub, names, values, stamp: int) -> bytes:
     """Best effort (and /tf discovery): re-send the same message until the /tf stamped
-    ``stamp`` arrives; its first payload."""
-    deadline = time.monotonic() + 15.0
+    ``stamp`` arrives; its first payload. The deadline is a bound, not an expectation (met
+    in milliseconds at rest): a loaded machine once took over 15 s (Kilted, in CI)."""
+    deadline = time.monotonic() + 60.0
     while stamp not in side.received():
         assert time.monotonic() < deadline, f'no /tf for the message stamped {stamp}'
         pub.publish(joint_state_bytes(names, values, stamp))
