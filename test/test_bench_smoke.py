@@ -60,3 +60,19 @@ def test_the_user_targets_are_ratios_to_the_c_floor_of_the_same_run():
         ['TALOS messages lost, user protocol, auto, 1000 Hz', '0', '2', 'FAIL'],
         ['H1_2 / TALOS CPU per update, user protocol, auto', '<= 1.1x', '1.10x', 'PASS'],
         ['TALOS messages lost, user protocol, single, 1000 Hz', '0', '0', 'PASS']]
+
+
+def test_the_container_targets_compare_with_the_standalone_node_of_the_same_run():
+    pytest.importorskip('psutil')
+    from urdf_state_py.tools.bench.container import targets
+    mem = dict(count=20, per_robot_mb=1.12, idle_ms_per_s=21.0, standalone_idle_ms_per_s=13.3)
+    cpu = {'kinds': {'container': {'cpu_us': 141.7}, 'standalone': {'cpu_us': 133.3},
+                     'cfloor': {'cpu_us': 100.0}}}
+    assert targets(mem, cpu) == [
+        ['container RSS per robot beyond the first (20 robots)', '<= 1.5 MB', '1.12 MB', 'PASS'],
+        ['idle CPU: container with 20 robots / one standalone node', '<= 3x', '1.58x', 'PASS'],
+        ['container CPU per /tf / standalone node', '<= 1.2x', '1.06x', 'PASS'],
+        ['container CPU per /tf / C floor', '<= 1.3x', '1.42x', 'FAIL']]
+    # A standalone node too idle for /proc's ticks gives no ratio rather than a division by 0.
+    assert [row[0] for row in targets(dict(mem, standalone_idle_ms_per_s=0.0), None)] == [
+        'container RSS per robot beyond the first (20 robots)']

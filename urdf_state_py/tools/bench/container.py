@@ -7,7 +7,8 @@
   them, loaded through LoadNode by :mod:`.fleet_loader`); the RSS of the container and
   of every process it started (the parser process), per robot beyond the first; the
   container's CPU while idle (no joint states) over a window; the LoadNode answer times;
-  and, in the same run, the standalone node's RSS with TALOS.
+  and, in the same run, the standalone node's RSS and idle CPU (same window) with TALOS:
+  what one robot costs when it has a process of its own.
 * **CPU per /tf message** (:func:`cpu`): ``robots`` TALOS in one container, each at
   ``rate / robots`` Hz (one driver sending to their ``joint_states`` in turn), beside
   the standalone node with TALOS at ``rate`` and the C floor at ``rate``, with
@@ -28,6 +29,9 @@ from .user_run import measure, one_run, proc_stat_cpu_s, ros2_run_command
 
 #: The name the benchmark gives its containers.
 CONTAINER = 'bench_container'
+#: Idle, a container serving 20 robots may cost what three standalone nodes (one robot
+#: each) cost; twenty standalone nodes would cost twenty times one.
+IDLE_LIMIT = 3.0
 #: RSS is read this long after the last load (Fast DDS settles its discovery).
 SETTLE_S = 3.0
 
@@ -66,10 +70,18 @@ def rss_with_children(proc: Proc) -> int:
     return total
 
 
+def idle_cpu_ms(proc: Proc, window_s: float) -> float:
+    """The CPU ``proc`` spends per second of wall time over ``window_s`` [ms/s]."""
+    cpu0 = proc_stat_cpu_s(proc.pid)
+    time.sleep(window_s)
+    return (proc_stat_cpu_s(proc.pid) - cpu0) / window_s * 1000.0
+
+
 def memory(fleet: list, count: int, idle_s: float, standalone, env: dict,
            log_dir: Path) -> dict:
     """Container RSS with 1 and with ``count`` robots (``fleet`` taken in turn), idle CPU,
-    load times, and the standalone node's RSS with ``standalone`` (see the module)."""
+    load times, and the standalone node's RSS and idle CPU with ``standalone`` (see the
+    module)."""
     entries = [{'namespace': f'/m{k}', 'parameters': {
         'robot_description': fleet[k % len(fleet)].urdf, 'frame_prefix': f'm{k}/'}}
         for k in range(count)]
@@ -83,13 +95,12 @@ def memory(fleet: list, count: int, idle_s: float, standalone, env: dict,
         time.sleep(SETTLE_S)
         many = rss_with_children(container)
         threads = container.ps.num_threads()
-        cpu0 = proc_stat_cpu_s(container.pid)
-        time.sleep(idle_s)
-        idle_ms = (proc_stat_cpu_s(container.pid) - cpu0) / idle_s * 1000.0
+        idle_ms = idle_cpu_ms(container, idle_s)
         node = start_node(standalone.urdf, 'auto', env, log_dir, 'mem_standalone',
                           command=ros2_run_command())
         time.sleep(SETTLE_S * 3)
         alone = rss_with_children(node)
+        alone_idle_ms = idle_cpu_ms(node, idle_s)
     finally:
         stop_chain(container, loader, node)
     return {'count': count, 'robots': [fleet[k % len(fleet)].name for k in range(count)],
@@ -97,6 +108,7 @@ def memory(fleet: list, count: int, idle_s: float, standalone, env: dict,
             'per_robot_mb': (many - one) / (count - 1) / 2 ** 20, 'threads': threads,
             'idle_ms_per_s': idle_ms, 'load_median_ms': median(seconds) * 1000.0,
             'load_first_ms': seconds[0] * 1000.0, 'standalone_rss_mb': alone / 2 ** 20,
+            'standalone_idle_ms_per_s': alone_idle_ms,
             'standalone_robot': standalone.name}
 
 
@@ -152,10 +164,11 @@ def print_tables(mem: dict | None, cpu_result: dict | None) -> None:
     if mem:
         table(['robots', 'RSS 1 robot MB', f'RSS {mem["count"]} MB', 'per added robot MB',
                'threads', 'idle ms CPU/s', 'LoadNode median ms', 'first ms',
-               f'standalone ({mem["standalone_robot"]}) MB'],
+               f'standalone ({mem["standalone_robot"]}) MB', 'standalone idle ms CPU/s'],
               [[mem['count'], mem['rss_one_mb'], mem['rss_many_mb'], mem['per_robot_mb'],
                 mem['threads'], mem['idle_ms_per_s'], mem['load_median_ms'],
-                mem['load_first_ms'], mem['standalone_rss_mb']]],
+                mem['load_first_ms'], mem['standalone_rss_mb'],
+                mem['standalone_idle_ms_per_s']]],
               title='\n== Container memory (RSS of the container and its parser process) ==')
         print(f'   robots: {", ".join(mem["robots"])}')
     if cpu_result:
@@ -184,8 +197,9 @@ def targets(mem: dict | None, cpu_result: dict | None) -> list[list[str]]:
     if mem:
         row(f'container RSS per robot beyond the first ({mem["count"]} robots)', 1.5,
             mem['per_robot_mb'], ' MB')
-        row(f'idle container with {mem["count"]} robots, CPU', 5.0, mem['idle_ms_per_s'],
-            ' ms/s')
+        if mem['standalone_idle_ms_per_s'] > 0:   # 0: below /proc's 10 ms tick over the window
+            row(f'idle CPU: container with {mem["count"]} robots / one standalone node',
+                IDLE_LIMIT, mem['idle_ms_per_s'] / mem['standalone_idle_ms_per_s'], 'x')
     if cpu_result:
         kinds = cpu_result['kinds']
         if 'container' in kinds and 'standalone' in kinds:
