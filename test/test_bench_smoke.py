@@ -70,9 +70,10 @@ def test_the_container_targets_compare_with_the_standalone_node_of_the_same_run(
                      'cfloor': {'cpu_us': 100.0}}}
     assert targets(mem, cpu) == [
         ['container RSS per robot beyond the first (20 robots)', '<= 1.5 MB', '1.12 MB', 'PASS'],
+        ['idle container with 20 robots, CPU', '<= 5 ms/s', '21.00 ms/s', 'FAIL'],
         ['idle CPU: container with 20 robots / one standalone node', '<= 3x', '1.58x', 'PASS'],
         ['container CPU per /tf / standalone node', '<= 1.2x', '1.06x', 'PASS'],
         ['container CPU per /tf / C floor', '<= 1.3x', '1.42x', 'FAIL']]
     # A standalone node too idle for /proc's ticks gives no ratio rather than a division by 0.
     assert [row[0] for row in targets(dict(mem, standalone_idle_ms_per_s=0.0), None)] == [
-        'container RSS per robot beyond the first (20 robots)']
+        'container RSS per robot beyond the first (20 robots)', 'idle container with 20 robots, CPU']
