@@ -1,18 +1,22 @@
 """The shared main loop: the executor choice (EventsExecutor where rclpy has it, the
 default otherwise) and spinning until Ctrl-C with a clean, quiet shutdown."""
 
+import gc
 import importlib.util
 import os
 import signal
+import sys
 
 import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 rclpy = pytest.importorskip('rclpy')
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor  # noqa: E402
+from rclpy import executors  # noqa: E402
+from rclpy.executors import ExternalShutdownException  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 
-from urdf_state_py.node.process.spin import make_executor, spin_until_shutdown
+from urdf_state_py.node.process.spin import (MultiThreadedExecutor, SingleThreadedExecutor,
+                                              make_executor, spin_until_shutdown)
 
 HAS_EVENTS = importlib.util.find_spec('rclpy.experimental') is not None and hasattr(
     importlib.import_module('rclpy.experimental'), 'EventsExecutor')
@@ -34,6 +38,38 @@ def test_auto_picks_events_executor_where_it_exists(context):
 def test_single_is_the_default_executor(context, monkeypatch):
     monkeypatch.setenv('URDF_STATE_EXECUTOR', 'single')
     assert type(make_executor()) is SingleThreadedExecutor
+
+
+def unraisable_while_building(executor_class) -> list:
+    """Build ``executor_class`` on a context already shut down (what rclpy's signal
+    handler leaves behind), collect the half-built object, and return what Python
+    reported as it did (``Exception ignored in ...``)."""
+    shut = rclpy.context.Context()
+    rclpy.init(context=shut)
+    rclpy.shutdown(context=shut)
+    seen = []
+    previous, sys.unraisablehook = sys.unraisablehook, seen.append
+    try:
+        with pytest.raises(Exception):  # noqa: B017, PT011 - rclpy's error for a dead context
+            executor_class(context=shut)
+        gc.collect()
+    finally:
+        sys.unraisablehook = previous
+    return [f'{type(u.exc_value).__name__}: {u.exc_value}' for u in seen]
+
+
+@pytest.mark.parametrize('executor_class', [SingleThreadedExecutor, MultiThreadedExecutor])
+def test_an_executor_a_signal_interrupts_while_built_is_collected_quietly(executor_class):
+    assert unraisable_while_building(executor_class) == []
+
+
+def test_the_check_above_sees_rclpys_own_executor_report_an_error():
+    """The control: the same check on rclpy's class finds its ``__del__`` error (Jazzy,
+    Kilted); an rclpy release that no longer has it is told apart with a skip."""
+    reports = unraisable_while_building(executors.SingleThreadedExecutor)
+    if not reports:
+        pytest.skip('this rclpy collects a half-built executor quietly: the subclasses are not needed')
+    assert any('_sigint_gc' in report for report in reports), reports
 
 
 def test_unknown_kind_is_rejected_by_name(context):

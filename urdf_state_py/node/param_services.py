@@ -40,11 +40,11 @@ from typing import Any
 from rcl_interfaces.msg import SetParametersResult
 from rcl_interfaces.srv import SetParameters, SetParametersAtomically
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter_service import ParameterService
 
 from .guards import CallbackGuard
+from .process.spin import MultiThreadedExecutor
 from .process.threads import join_thread
 
 __all__ = ['ParameterServices']

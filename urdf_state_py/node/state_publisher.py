@@ -206,8 +206,8 @@ class UrdfStateNode(Node):
         # constructor has parsed: a client that sets a description as soon as they appear
         # is answered in that description's parse time, never after the start-up parse
         # or a parser process start (see docs/design.md, Start-up). Not once a signal has
-        # come (rclpy's handler may have shut the context down: their executor would fail
-        # half-built, and rclpy then prints an error as it collects it).
+        # come (rclpy's handler may have shut the context down: building them would fail,
+        # and the node be destroyed, as quietly but later; see spin.MultiThreadedExecutor).
         if serve_parameters and self.context.ok() and not shutdown_requested():
             self._loader.wait_ready()
             self._parameter_services = ParameterServices(

@@ -27,7 +27,6 @@ from typing import Any
 import rclpy
 from composition_interfaces.srv import ListNodes, LoadNode, UnloadNode
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, qos_profile_services_default
 
@@ -43,7 +42,7 @@ from .address_space import limit_address_space
 from .load_request import IGNORED_EXTRA_ARGUMENTS, PLUGIN, LoadRefused, robot_options
 from .middleware_memory import lean_endpoints
 from .runtime import Runtime
-from .spin import spin_until_shutdown
+from .spin import MultiThreadedExecutor, spin_until_shutdown
 
 __all__ = ['CONTAINER_NAME', 'CONTAINER_PARAMETERS', 'UrdfStateContainer', 'main']
 

@@ -14,18 +14,43 @@ import time
 from collections.abc import Callable, Sequence
 
 import rclpy
-from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
+from rclpy import executors
+from rclpy.executors import Executor, ExternalShutdownException
 from rclpy.node import Node
 from rclpy.task import Future
 
 from .shutdown_signals import ShutdownSignals
 
-__all__ = ['make_executor', 'spin_until_done', 'spin_until_shutdown']
+__all__ = ['MultiThreadedExecutor', 'SingleThreadedExecutor', 'make_executor', 'spin_until_done',
+           'spin_until_shutdown']
 
 #: Longest a spin waits for work before checking ``rclpy.ok()`` again.
 SPIN_TIMEOUT_S = 0.5
 #: make_executor serves the state publisher, so its warning carries that node's name.
 _LOGGER_NAME = 'urdf_state'
+
+
+class SingleThreadedExecutor(executors.SingleThreadedExecutor):
+    """rclpy's SingleThreadedExecutor, which a signal may interrupt as it is built.
+
+    rclpy's ``Executor.__init__`` creates guard conditions, which need a live
+    context; rclpy's own signal handler shuts the context down the moment a
+    SIGINT or SIGTERM arrives, so an executor built in that instant fails
+    half-way, and rclpy's ``__del__`` then reads ``_sigint_gc``, never set:
+    "Exception ignored in Executor.__del__ ... AttributeError" and a traceback
+    on stderr of a node that was only told to stop (seen once under ``ros2
+    launch``-style SIGTERM while a node finished starting). The attribute's
+    default here lets the half-built executor be collected quietly.
+    """
+
+    _sigint_gc = None
+
+
+class MultiThreadedExecutor(executors.MultiThreadedExecutor):
+    """rclpy's MultiThreadedExecutor, collected quietly when a signal interrupts its
+    construction (see :class:`SingleThreadedExecutor`)."""
+
+    _sigint_gc = None
 
 
 def make_executor(kind: str | None = None) -> Executor:
