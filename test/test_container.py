@@ -6,6 +6,8 @@ One container for the module (a second one where a container parameter differs);
 robots are the bundled H1_2 and robot_state_publisher's test robot, plus TALOS where the
 shared corpus is present.
 """
+import threading
+
 import numpy as np
 import pytest
 
@@ -157,6 +159,62 @@ def test_an_empty_description_loads_and_waits(probe, container):
                              {'joint1': 0.25})
     finally:
         assert container.unload(answer.unique_id).success
+
+
+class DiagnosticArrays:
+    """The /diagnostics arrays the probe receives, as (publisher's status names) lists."""
+
+    def __init__(self, probe) -> None:
+        from diagnostic_msgs.msg import DiagnosticArray
+        self._lock = threading.Lock()
+        self.arrays: list[list] = []
+        self._sub = probe.node.create_subscription(DiagnosticArray, '/diagnostics',
+                                                   self._on_array, 10)
+        self._probe = probe
+
+    def _on_array(self, msg) -> None:
+        with self._lock:
+            self.arrays.append(msg.status)
+
+    def wait(self, predicate, what: str) -> list:
+        """The first array from now on whose statuses satisfy ``predicate``."""
+        with self._lock:
+            start = len(self.arrays)
+        found = []
+
+        def seen() -> bool:
+            with self._lock:
+                found[:] = next((a for a in self.arrays[start:] if predicate(a)), [])
+            return bool(found)
+        wait_until(seen, what=what)
+        return found
+
+    def close(self) -> None:
+        self._probe.node.destroy_subscription(self._sub)
+
+
+def test_every_robots_status_comes_in_one_array_from_the_container(probe, container):
+    """One /diagnostics publisher for the process (the container node), one array a second
+    with each robot's own status; a robot's load and unload add and take out its status."""
+    arrays = DiagnosticArrays(probe)
+    try:
+        names = {f'{ns[1:]}/urdf_state: robot state' for ns in ('/r1', '/r2', '/r3')}
+        statuses = arrays.wait(lambda a: names <= {s.name for s in a}, 'the three statuses')
+        shown = {s.name: {kv.key: kv.value for kv in s.values} for s in statuses}
+        for ns, text in robots().items():
+            assert shown[f'{ns[1:]}/urdf_state: robot state']['robot'] == load_model(text).name
+        publishers = probe.node.get_publishers_info_by_topic('/diagnostics')
+        assert [(p.node_namespace, p.node_name) for p in publishers
+                if p.node_name in ('fleet_container', 'urdf_state')] == [('/', 'fleet_container')]
+        uid = container.loaded('/extra', {'robot_description': MOVING, 'frame_prefix': 'x/'})
+        arrays.wait(lambda a: 'extra/urdf_state: robot state' in {s.name for s in a},
+                    'the loaded robot\'s status')
+        assert container.unload(uid).success
+        statuses = arrays.wait(lambda a: 'extra/urdf_state: robot state' not in
+                               {s.name for s in a}, 'an array without the unloaded robot')
+        assert names <= {s.name for s in statuses}
+    finally:
+        arrays.close()
 
 
 def test_unload_removes_one_robot_completely(probe, container):

@@ -17,7 +17,7 @@ from test_node_harness import NodeUnderTest
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 
-from urdf_state_py.node import health  # noqa: E402
+from urdf_state_py.node import diagnostics, health  # noqa: E402
 from urdf_state_py.node.tf_path import native  # noqa: E402
 
 diagnostic_msgs = pytest.importorskip('diagnostic_msgs.msg')
@@ -56,6 +56,8 @@ class Feeder:
 def diag(probe):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(health, 'RECENT_S', 2.0)   # a rejection/clamp keeps WARN for 2 s here
+        # No periodic rebuild: every change below must reach the status through its quiet key.
+        patch.setattr(diagnostics, 'REBUILD_NS', 10 ** 18)
         node = NodeUnderTest(NAME, {'frame_prefix': 'dg/', 'diagnostics.stale_after': 0.5})
         recorder = DiagnosticsRecorder(probe, f'{NAME}: robot state')
         feeder = Feeder(probe)
@@ -64,6 +66,51 @@ def diag(probe):
         finally:
             feeder.close()
             node.close()
+
+
+def test_an_idle_robots_status_is_sent_again_unbuilt_and_a_change_shows(probe, monkeypatch):
+    """Idle, the status goes out every tick without pausing the loop or rebuilding it; a
+    JointState (also one the native loop serves alone), a rejected message and a new
+    description each show, with no periodic rebuild to fall back on."""
+    monkeypatch.setattr(diagnostics, 'REBUILD_NS', 10 ** 18)
+    node = NodeUnderTest('urdf_state_idle', {'robot_description': TOY, 'frame_prefix': 'idle/',
+                                             'diagnostics.stale_after': 0.0})
+    try:
+        publisher = node.node._status
+        builds = []
+        view = publisher._view
+        publisher._view = lambda *args: builds.append(args) or view(*args)
+        recorder = DiagnosticsRecorder(probe, 'urdf_state_idle: robot state')
+        values, _ = recorder.wait(lambda v, s: v.get('robot') == 'toy', what='the toy loaded')
+        assert values['joints never received'] == '3'
+        start, built = recorder.count(), len(builds)
+        recorder.wait(lambda v, s: True, start + 3, what='four more statuses')
+        assert len(builds) - built <= 1, builds   # (the first: the key taken as it loaded)
+        feeder = Feeder(probe)
+        try:
+            feeder.values = {'a': 0.2}   # (b, prismatic, would keep the native plan off)
+            recorder.wait(lambda v, s: v['joints never received'] == '1', recorder.count(),
+                          what='the JointStates shown')
+            feeder.values = {}
+            values, _ = recorder.wait(lambda v, s: v['/tf rate [Hz]'] == '0.0', recorder.count(),
+                                      what='the stream over')
+            published = int(values['/tf messages published'])
+            # One more message of the same names: the native loop (where it runs) serves it
+            # without Python, and only its activity tells the status to look.
+            feeder.publish_raw(serialized(['a'], [0.3], probe.now_ns()))
+            recorder.wait(lambda v, s: int(v['/tf messages published']) > published,
+                          recorder.count(), what='the lone JointState counted')
+            feeder.publish_raw(serialized(['a', 'b'], [0.1, 0.2])[:30])
+            recorder.wait(lambda v, s: v['rejected messages'] == '1', recorder.count(),
+                          what='the rejected message shown')
+        finally:
+            feeder.close()
+        assert probe.set_parameters(node.name, robot_description=TOY.replace(
+            'name="toy"', 'name="toy2"'))[0].successful
+        recorder.wait(lambda v, s: v.get('robot') == 'toy2', recorder.count(),
+                      what='the new description shown')
+    finally:
+        node.close()
 
 
 def wait_status(recorder, level, predicate=lambda v, s: True, what=''):

@@ -1,18 +1,33 @@
-"""The node's ``/diagnostics``: one DiagnosticStatus at 1 Hz, as other ROS 2 nodes publish it.
+"""``/diagnostics``: each robot's DiagnosticStatus, sent once a second in one array per process.
 
-A thin adapter over :func:`urdf_state_py.node.health.node_status`: the
-process's :class:`~urdf_state_py.node.process.ticker.Ticker` thread reads the counters and the current model's view, and publishes a
-``diagnostic_msgs/DiagnosticArray`` with one status, the way
-``diagnostic_updater`` does (topic ``/diagnostics``, reliable, volatile,
-depth 1; stamped with the node clock). Its name is ``<node>: robot state``
-(``<node>``: the node's fully qualified name without the leading ``/``, so
-several namespaced instances stay apart), its ``hardware_id`` the robot's
-name; rqt_robot_monitor and diagnostic_aggregator take it as is.
+A thin adapter over :func:`urdf_state_py.node.health.node_status`. Each robot
+has a :class:`RobotStatus`, named ``<node>: robot state`` (``<node>``: the
+node's fully qualified name without the leading ``/``, so several namespaced
+robots stay apart), its ``hardware_id`` the robot's name. A
+:class:`DiagnosticsBoard` owns one ``/diagnostics`` publisher (reliable,
+volatile, depth 1, as ``diagnostic_updater``) and, on each tick of the
+process's :class:`~urdf_state_py.node.process.ticker.Ticker` thread, sends one
+``diagnostic_msgs/DiagnosticArray`` carrying the status of every robot it
+serves, stamped with its node's clock: the standalone node's board serves
+that node alone; the container's serves all its robots, as a
+``diagnostic_updater`` sends all the tasks of one node together.
+rqt_robot_monitor and diagnostic_aggregator take each status by its name.
+
+An idle robot's status is not rebuilt: :func:`quiet_key` fingerprints what the
+status shows (its counters, the native loop's activity, the model) without
+pausing the loop, and a robot whose key has not changed keeps its last status
+(rebuilt anyway every :data:`REBUILD_NS`). When no status changed, the board
+sends its last array again with only the stamp rewritten. Measured idle on a
+2-core VM, a container's twenty rebuilt statuses and twenty publications cost
+15-23 ms of CPU per second; waking up is what costs, so an idle tick does as
+little as it can (see docs/benchmarks.md, The container).
 """
 
 from __future__ import annotations
 
 import struct
+import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +39,7 @@ from .guards import CallbackGuard
 from .health import Health, ModelView, node_status
 from .process.ticker import Ticker
 
-__all__ = ['DiagnosticsPublisher', 'TASK', 'model_view']
+__all__ = ['DiagnosticsBoard', 'RobotStatus', 'TASK', 'model_view', 'quiet_key']
 
 TASK = 'robot state'
 _LEVELS = {0: DiagnosticStatus.OK, 1: DiagnosticStatus.WARN, 2: DiagnosticStatus.ERROR}
@@ -33,6 +48,8 @@ _NS = 1_000_000_000
 #: encapsulation, whose second byte says the byte order (1: little-endian).
 _STAMP = {1: struct.Struct('<iI'), 0: struct.Struct('>iI')}
 _STAMP_AT = 4
+#: A status whose :func:`quiet_key` stays the same is still rebuilt this often (monotonic).
+REBUILD_NS = 10 * _NS
 
 
 def model_view(loaded: Any, now_ns: int, stale_after_s: float) -> ModelView | None:
@@ -49,52 +66,74 @@ def model_view(loaded: Any, now_ns: int, stale_after_s: float) -> ModelView | No
                      clamps=loaded.fast.clamps, last_clamped=tuple(loaded.fast.last_clamped))
 
 
-class DiagnosticsPublisher:
-    """Publishes the node's status once per tick of the process's ``ticker`` (1 Hz).
+def quiet_key(health: Health, loaded: Any, activity: int | None, now_ns: int,
+              stale_after_s: float) -> tuple | None:
+    """A fingerprint of what the status would show, cheap enough for every tick of an idle
+    robot: equal keys, the same status (its stamp aside). None when the status may change
+    with time alone (a recent rejection or clamp, joints turning stale).
 
-    The ticker's thread only reads counters and publishes; :meth:`start`
-    registers with it, :meth:`close` leaves it before the node is destroyed.
+    ``activity``: the native loop's (``Loop.activity()``, read without pausing it), which
+    stands for what the loop changed since; None without the loop.
+    """
+    counters = health.fingerprint(now_ns)
+    if counters is None:
+        return None
+    if loaded is None:
+        return (activity, counters, stale_after_s)
+    merger = loaded.merger
+    if stale_after_s > 0 and not merger.staleness_settled(now_ns, int(stale_after_s * _NS)):
+        return None
+    return (activity, counters, stale_after_s, id(loaded), len(merger.pending_joints()),
+            loaded.fast.clamps)
 
-    ``view(now_ns, stale_after_s)``: the current :class:`ModelView` (None
-    without a model); ``stale_after_s()``: the configured staleness limit.
+
+class RobotStatus:
+    """One robot's status, rebuilt when its :func:`quiet_key` says it may have changed.
+
+    ``loaded()``: the robot's current model (description_loader.Loaded, or
+    None); ``joint_input``: its :class:`~.tf_path.joint_state_input.JointStateInput`,
+    whose lock a build holds (bringing the native loop's counters into Python)
+    and whose loop's activity the key reads without it; ``stale_after_s()``: the
+    configured staleness limit. ``guard`` reports a failing build (the last
+    status stays).
     """
 
-    def __init__(self, node: Node, health: Health, guard: CallbackGuard, ticker: Ticker,
-                 now_ns: Callable[[], int], event_callbacks=None, *,
-                 view: Callable[[int, float], ModelView | None],
+    def __init__(self, node: Node, health: Health, guard: CallbackGuard,
+                 now_ns: Callable[[], int], *, loaded: Callable[[], Any], joint_input: Any,
                  stale_after_s: Callable[[], float]) -> None:
+        self.name = f'{node.get_fully_qualified_name().lstrip("/")}: {TASK}'
         self._health = health
-        self._view = view
+        self._loaded = loaded
+        self._input = joint_input
         self._stale_after_s = stale_after_s
         self._now_ns = now_ns
-        self._clock = node.get_clock()
-        self._context = node.context
-        self._ticker = ticker
-        self.name = f'{node.get_fully_qualified_name().lstrip("/")}: {TASK}'
-        kwargs = {'event_callbacks': event_callbacks} if event_callbacks is not None else {}
-        self._publisher = node.create_publisher(DiagnosticArray, '/diagnostics', 1, **kwargs)
         self._last = (now_ns(), health.tf_published)
         self._clamps = 0
-        #: (what the status shows, its serialised DiagnosticArray): an unchanged status,
-        #: the common case once a second, is published again with only its stamp rewritten.
-        self._serialized: tuple[tuple, bytearray] | None = None
-        self._publish_guarded = guard.wrap('/diagnostics', self._on_tick)
+        self._built: tuple[tuple | None, int] = (None, 0)   # (key before the build, monotonic)
+        self._shown: tuple | None = None
+        #: The status the board sends (None until the first build).
+        self.status: DiagnosticStatus | None = None
+        self.refresh_guarded: Callable[[], bool | None] = guard.wrap('/diagnostics', self.refresh)
 
-    def start(self) -> None:
-        """Start publishing (apart from the constructor: the owner holds this before it runs)."""
-        self._ticker.add(self._publish_guarded)
+    def _view(self, now_ns: int, stale_after_s: float) -> ModelView | None:
+        with self._input.lock:
+            return model_view(self._loaded(), now_ns, stale_after_s)
 
-    def close(self) -> None:
-        """Stop publishing (before the node and its publisher go)."""
-        self._ticker.remove(self._publish_guarded)
+    def _key(self, now_ns: int, stale_after_s: float) -> tuple | None:
+        sync = self._input.lock.sync
+        return quiet_key(self._health, self._loaded(), sync.activity() if sync else None,
+                         now_ns, stale_after_s)
 
-    def _on_tick(self) -> None:
-        if self._context.ok():   # not while rclpy shuts down (Ctrl-C)
-            self.publish()
-
-    def publish(self) -> None:
+    def refresh(self) -> bool:
+        """Bring :attr:`status` up to date; True when it changed."""
         now_ns = self._now_ns()
         stale_after_s = self._stale_after_s()
+        key = self._key(now_ns, stale_after_s)
+        built_key, built_at = self._built
+        if key is not None and key == built_key and \
+                time.monotonic_ns() - built_at < REBUILD_NS:
+            self._last = (now_ns, self._last[1])
+            return False
         view = self._view(now_ns, stale_after_s)   # first: it brings the counters up to date
         last_ns, last_count = self._last
         count = self._health.tf_published
@@ -105,19 +144,73 @@ class DiagnosticsPublisher:
             self._health.clamp(view.last_clamped, now_ns)
         status = node_status(self._health, view, stale_after_s=stale_after_s,
                              tf_rate_hz=rate, now_ns=now_ns)
+        # The key was taken before the build: what happens during it changes the next key.
+        # A rate above 0 falls to 0 with time alone.
+        self._built = (key if rate == 0.0 else None, time.monotonic_ns())
         shown = (status.level, status.message, view.robot if view is not None else '',
                  tuple(status.values))
-        if self._serialized is None or self._serialized[0] != shown:
-            self._serialized = (shown, bytearray(serialize_message(self._message(shown))))
+        if shown == self._shown:
+            return False
+        self._shown = shown
+        self.status = DiagnosticStatus(
+            level=_LEVELS[status.level], name=self.name, message=status.message,
+            hardware_id=shown[2], values=[KeyValue(key=k, value=v) for k, v in status.values])
+        return True
+
+
+class DiagnosticsBoard:
+    """One ``/diagnostics`` publisher on ``node`` sending the statuses of the robots added
+    to it, one array per tick of ``ticker`` (see the module docstring); ``guard`` reports
+    a failing tick (that array is not sent, the next tick tries again)."""
+
+    def __init__(self, node: Node, ticker: Ticker, guard: CallbackGuard,
+                 event_callbacks=None) -> None:
+        kwargs = {'event_callbacks': event_callbacks} if event_callbacks is not None else {}
+        self._publisher = node.create_publisher(DiagnosticArray, '/diagnostics', 1, **kwargs)
+        self._clock = node.get_clock()
+        self._context = node.context
+        self._ticker = ticker
+        self._robots: tuple[RobotStatus, ...] = ()
+        self._lock = threading.Lock()   # guards _robots
+        #: (the robots it carries, the serialised array): sent again, stamped anew, while
+        #: no robot comes or goes and no status changes.
+        self._sent: tuple[tuple[RobotStatus, ...], bytearray | None] | None = None
+        self._started = False
+        self._tick_guarded = guard.wrap('/diagnostics', self._tick)
+
+    def add(self, robot: RobotStatus) -> None:
+        """Send ``robot``'s status from the next tick on (the first one starts the board)."""
+        with self._lock:
+            self._robots += (robot,)
+            if not self._started:
+                self._started = True
+                self._ticker.add(self._tick_guarded)
+
+    def remove(self, robot: RobotStatus) -> None:
+        """Stop sending ``robot``'s status; returns once a tick using it has ended."""
+        with self._lock:
+            self._robots = tuple(r for r in self._robots if r is not robot)
+        self._ticker.settle()
+
+    def close(self) -> None:
+        """Stop sending (before ``node`` and its publisher go)."""
+        self._ticker.remove(self._tick_guarded)
+
+    def _tick(self) -> None:
+        if not self._context.ok():   # not while rclpy shuts down (Ctrl-C)
+            return
+        with self._lock:
+            robots = self._robots
+        changed = False
+        for robot in robots:
+            changed = bool(robot.refresh_guarded()) or changed
+        if changed or self._sent is None or self._sent[0] is not robots:
+            statuses = [r.status for r in robots if r.status is not None]
+            self._sent = (robots, bytearray(serialize_message(DiagnosticArray(status=statuses)))
+                          if statuses else None)
+        if self._sent[1] is None:   # no robot, or none built yet
+            return
         stamp = self._clock.now().nanoseconds
-        data = self._serialized[1]
+        data = self._sent[1]
         _STAMP[data[1] & 1].pack_into(data, _STAMP_AT, stamp // _NS, stamp % _NS)
         self._publisher.publish(bytes(data))
-
-    def _message(self, shown: tuple) -> DiagnosticArray:
-        level, message, robot, values = shown
-        msg = DiagnosticArray()
-        msg.status = [DiagnosticStatus(
-            level=_LEVELS[level], name=self.name, message=message, hardware_id=robot,
-            values=[KeyValue(key=k, value=v) for k, v in values])]
-        return msg

@@ -78,6 +78,18 @@ class Health:
         self.clamped.clear()
         self.last_clamp_ns = 0
 
+    def fingerprint(self, now_ns: int) -> tuple | None:
+        """What the status shows of these counters, cheaply (equal: the same status); None
+        while a rejection or clamp is recent, when the status changes with time alone.
+
+        Counters LoopSync copies from the native loop are left out: the loop's activity
+        stands for them."""
+        if _recent(self.last_rejection_ns, now_ns) or _recent(self.last_clamp_ns, now_ns):
+            return None
+        return (self.tf_published, self.last_rejection_ns, self.last_clamp_ns,
+                self.messages_with_unknown_names, self.non_finite_values,
+                self.joint_states_decoder, self.joint_states_path)
+
     def _last(self, detail: str, now_ns: int) -> None:
         self.last_rejection = detail if len(detail) <= _DETAIL_CHARS \
             else detail[:_DETAIL_CHARS - 3] + '...'

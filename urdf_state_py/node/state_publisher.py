@@ -42,7 +42,7 @@ from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers.xacro_sandbox import TRUSTED, arg_value_problem
 from .process.address_space import limit_address_space
 from .description_loader import LOADER_PARAMETERS, DescriptionLoader, Loaded, Source
-from .diagnostics import DiagnosticsPublisher, model_view
+from .diagnostics import DiagnosticsBoard, RobotStatus
 from .guards import INTERNAL_ERROR, CallbackGuard
 from .health import Health
 from .joint_state_publisher.joint_settings import declare_joint_parameters, is_joint_parameter
@@ -168,11 +168,15 @@ class UrdfStateNode(Node):
                 String, 'robot_description',
                 self._guard.wrap(self._description_topic(), self._on_description_raw),
                 DESCRIPTION_QOS, raw=True)
-        self._diagnostics = DiagnosticsPublisher(
-            self, self._health, self._guard, self._runtime.ticker, self._now_ns, events,
-            view=self._status_view,
-            stale_after_s=lambda: self._cfg['diagnostics.stale_after'])
-        self._diagnostics.start()
+        # /diagnostics: the process's board (the container's), else one of this node's own.
+        self._status = RobotStatus(
+            self, self._health, self._guard, self._now_ns, loaded=lambda: self._loaded,
+            joint_input=self._input, stale_after_s=lambda: self._cfg['diagnostics.stale_after'])
+        self._own_board = None if self._runtime.diagnostics is not None else \
+            DiagnosticsBoard(self, self._runtime.ticker, self._guard, events)
+        self._board = self._own_board if self._own_board is not None \
+            else self._runtime.diagnostics
+        self._board.add(self._status)
         self._defaults_timer = None
         self._update_defaults_timer()
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -217,9 +221,11 @@ class UrdfStateNode(Node):
     def destroy_node(self) -> None:
         """Stop the diagnostics' and joint_states' threads, the loader (a parse in progress
         ends at once), then the parameter services."""
-        diagnostics = getattr(self, '_diagnostics', None)   # None: __init__ failed early
-        if diagnostics is not None:
-            diagnostics.close()
+        board = getattr(self, '_board', None)   # None: __init__ failed early
+        if board is not None:
+            board.remove(self._status)
+            if self._own_board is not None:
+                self._own_board.close()
         for serving in (getattr(self, '_input', None), getattr(self, '_sources', None)):
             if serving is not None:
                 serving.stop()
@@ -282,12 +288,6 @@ class UrdfStateNode(Node):
         self._loader.release_memory(old, loaded)
 
     # -- publishing ------------------------------------------------------------------
-
-    def _status_view(self, now_ns: int, stale_after_s: float):
-        """What /diagnostics shows of the model, read under the JointState lock (which
-        also brings the native loop's counters into the Python objects)."""
-        with self._input.lock:
-            return model_view(self._loaded, now_ns, stale_after_s)
 
     def _publish_static(self, loaded: Loaded) -> None:
         stamp = self.get_clock().now().to_msg()

@@ -9,8 +9,9 @@ rclcpp_components' ComponentManager does (``~/_container/load_node``,
 loaded robot is a :class:`~urdf_state_py.node.state_publisher.UrdfStateNode`
 with its own name, namespace, parameters and topics; what can be shared per
 process is (:class:`~.runtime.Runtime`): the parser processes, the 1 Hz
-diagnostics thread and the executor, which serves every robot's parameter
-services from its threads (``thread_num``).
+diagnostics thread and the one ``/diagnostics`` array that carries every robot's
+status (sent by the container node), and the executor, which serves every robot's
+parameter services from its threads (``thread_num``).
 
 LoadNode and UnloadNode run one at a time (one callback group); ListNodes
 answers at once, also while a robot loads. A LoadNode that cannot be honoured
@@ -34,9 +35,11 @@ from urdf_state_py.core import parsers as _parsers
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.parsers.parser_pool import ParserPool
 from ..description_loader import LOADER_PARAMETERS
+from ..diagnostics import DiagnosticsBoard
 from ..guards import CallbackGuard
 from ..health import Health
 from ..params import ParamSpec, declare_spec, node_parameters
+from ..qos import quiet_publisher_events
 from ..state_publisher import NODE_NAME, UrdfStateNode
 from .address_space import limit_address_space
 from .load_request import IGNORED_EXTRA_ARGUMENTS, PLUGIN, LoadRefused, robot_options
@@ -76,7 +79,6 @@ class UrdfStateContainer(Node):
         self.trusted: bool = settings['load_node.trusted']
         self.max_robots: int = settings['load_node.max_robots']
         self.thread_num: int = settings['thread_num']
-        self.runtime = Runtime(parsers=ParserPool(size=PARSES_AT_ONCE), shared_executor=True)
         self._registry = _parsers.default_registry()
         self._specs = node_parameters(self._registry, LOADER_PARAMETERS)
         self._robots: dict[int, UrdfStateNode] = {}
@@ -84,6 +86,10 @@ class UrdfStateContainer(Node):
         self._next_id = 1
         self._guard = CallbackGuard(self.get_logger, Health(),
                                     lambda: self.get_clock().now().nanoseconds)
+        self.runtime = Runtime(parsers=ParserPool(size=PARSES_AT_ONCE), shared_executor=True)
+        # Every robot's /diagnostics status in one array a second, from this node.
+        self.runtime.diagnostics = DiagnosticsBoard(self, self.runtime.ticker, self._guard,
+                                                    quiet_publisher_events())
         loading = MutuallyExclusiveCallbackGroup()
         queue = QoSProfile(depth=200, reliability=qos_profile_services_default.reliability,
                            durability=qos_profile_services_default.durability)

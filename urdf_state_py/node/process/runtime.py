@@ -7,7 +7,10 @@ own process; the container (``urdf_state_container``) serves many. Each robot
 
 * ``parsers``: the parser processes (:class:`~urdf_state_py.core.parsers.parser_pool.ParserPool`),
   ~27 MB each while alive, so kept per process, not per robot;
-* ``ticker``: one thread running every robot's ``/diagnostics`` once a second;
+* ``ticker``: one thread running the process's ``/diagnostics`` once a second;
+* ``diagnostics``: the :class:`~urdf_state_py.node.diagnostics.DiagnosticsBoard`
+  that sends every robot's status in one array per tick (the container's, on the
+  container node); None: each robot sends its own (the standalone node);
 * ``shared_executor``: whether the process's executor serves the robots'
   parameter services. The standalone node spins a single-threaded executor (or
   EventsExecutor) that must never wait for a parse, so its parameter services
@@ -21,9 +24,13 @@ own process; the container (``urdf_state_container``) serves many. Each robot
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from urdf_state_py.core.parsers.parser_pool import ParserPool
 from .ticker import Ticker
+
+if TYPE_CHECKING:
+    from ..diagnostics import DiagnosticsBoard
 
 __all__ = ['DIAGNOSTICS_PERIOD_S', 'Runtime']
 
@@ -38,6 +45,7 @@ class Runtime:
     parsers: ParserPool = field(default_factory=ParserPool)
     ticker: Ticker = field(default_factory=lambda: Ticker(DIAGNOSTICS_PERIOD_S))
     shared_executor: bool = False
+    diagnostics: DiagnosticsBoard | None = None
 
     def stop_parsing(self) -> None:
         """End every parse in progress and refuse later ones (the process is shutting down;
@@ -45,6 +53,9 @@ class Runtime:
         self.parsers.stop()
 
     def close(self) -> None:
-        """Stop the ticker and the parser processes (after the robots are destroyed)."""
+        """Stop the diagnostics, the ticker and the parser processes (after the robots are
+        destroyed)."""
+        if self.diagnostics is not None:
+            self.diagnostics.close()
         self.ticker.close()
         self.parsers.close()

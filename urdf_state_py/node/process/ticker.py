@@ -46,6 +46,11 @@ class Ticker:
         with self._lock:
             if job in self._jobs:
                 self._jobs.remove(job)
+        self.settle()
+
+    def settle(self) -> None:
+        """Return once a tick in progress has ended (at once when called from that tick):
+        after it, no job holds what its owner took away before the call."""
         if threading.current_thread() is not self._thread:
             with self._tick:
                 pass

@@ -350,6 +350,12 @@ class JointStateMerger:
         return (f'Ignored {len(unknown)} name(s) that are not joints of robot '
                 f"'{self.model.name}': {quoted}{more}.")
 
+    def staleness_settled(self, now_ns: int, timeout_ns: int) -> bool:
+        """True when :meth:`stale_joints` cannot change with time alone: every joint that
+        received a value is stale already (or none did)."""
+        seen = self.seen_ns
+        return not ((seen > 0) & (now_ns - seen <= timeout_ns)).any()
+
     def stale_joints(self, now_ns: int, timeout_ns: int) -> tuple[str, ...]:
         """Joints that received a value once, but none for more than ``timeout_ns``."""
         seen = self.seen_ns

@@ -229,6 +229,11 @@ class LoopSync:
             self._errors.record(exc)
         self.loop.install(None, 0, 0, None, False)   # (a refused install has dropped the old)
 
+    def activity(self) -> int:
+        """Messages, events and failures the loop has seen (any thread, without a pause):
+        unchanged, the loop has changed nothing there is to pull."""
+        return self.loop.activity()
+
     def counts(self) -> dict[str, int]:
         """The loop's counters (call under the lock): messages handed to Python by reason,
         and ``served`` (by the plan), ``errors`` (rcl take/clock/publish), ``retries``

@@ -45,11 +45,15 @@ static int injected(loop_shared *sh, int fault) {
   return 0;
 }
 
+/* Something happened that /diagnostics may show (see loop_shared.activity). */
+static void active(loop_shared *sh) { __atomic_add_fetch(&sh->activity, 1, __ATOMIC_RELAXED); }
+
 /* One more of ``counter`` (a field of sh), under the mutex Python reads it under. */
 static void count(loop_shared *sh, uint64_t *counter) {
   pthread_mutex_lock(&sh->mutex);
   (*counter)++;
   pthread_mutex_unlock(&sh->mutex);
+  active(sh);
 }
 
 /* ``what`` and rcl's error text into ``why``, cut to its size (rcl's error state reset). */
@@ -145,6 +149,7 @@ static int drain(const loop_io *io, loop_shared *sh, rmw_serialized_message_t *i
         return 1;
       }
       taken++;
+      active(sh);
       serve(io, sh, i, in);
     }
     if (taken) {
@@ -203,7 +208,10 @@ int loop_run(const loop_io *io, loop_shared *sh, char *why, size_t why_size) {
     failures = 0;
     if (stopping(sh) || ws.guard_conditions[0]) break;
     for (i = 0; i < io->n_events; i++)
-      if (ws.events[i]) io->on_event(io->ctx, i);
+      if (ws.events[i]) {
+        active(sh);
+        io->on_event(io->ctx, i);
+      }
     if (drain(io, sh, &in)) sleep_ns(LOOP_RETRY_NS); /* never a busy loop on a failing take */
   }
 done:

@@ -37,6 +37,8 @@ typedef struct {
   uint64_t errors;        /* failed takes, clock reads and publications */
   uint64_t retries;       /* failed waits, each retried after a short sleep */
   int stop;               /* set (atomically; the guard condition triggered) to end loop_run */
+  uint64_t activity;      /* atomic: messages taken, events and failures so far, read without
+                           * a pause (an idle robot's /diagnostics is then not rebuilt) */
   int64_t faults[FAULTS]; /* atomic: failures still to inject, by FAULT_* */
 } loop_shared;
 

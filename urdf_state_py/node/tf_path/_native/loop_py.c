@@ -8,6 +8,8 @@
  *                 it continues from; take_state() returns what the loop changed since
  *   counts()      while paused: messages handed to Python by reason, served, errors,
  *                 retries
+ *   activity()    from any thread, no pause: how many messages, events and failures
+ *                 the loop has seen (unchanged: nothing to pull)
  *   step(...)     while paused: the installed plan on one payload, in this thread
  *   _inject_failures(wait=0, take=0, clock=0, publish=0)  for tests only: the next n
  *                 waits, takes, clock reads or publications of this loop fail
@@ -160,6 +162,11 @@ static PyObject *loop_request_stop(LoopObject *self, PyObject *unused) {
   (void)unused;
   __atomic_store_n(&self->sh.stop, 1, __ATOMIC_RELEASE);
   Py_RETURN_NONE;
+}
+
+static PyObject *loop_activity(LoopObject *self, PyObject *unused) {
+  (void)unused;
+  return PyLong_FromUnsignedLongLong(__atomic_load_n(&self->sh.activity, __ATOMIC_RELAXED));
 }
 
 static int require_paused(LoopObject *self) {
@@ -327,6 +334,8 @@ static PyMethodDef loop_methods[] = {
     {"install", (PyCFunction)loop_install, METH_VARARGS,
      "install(plan, last_now, writes, marked, clean), paused"},
     {"take_state", (PyCFunction)loop_take_state, METH_NOARGS, "what the loop changed, paused"},
+    {"activity", (PyCFunction)loop_activity, METH_NOARGS,
+     "messages, events and failures so far (any thread, no pause: changed means look)"},
     {"counts", (PyCFunction)loop_counts, METH_NOARGS, "messages handed to Python by reason"},
     {"step", (PyCFunction)loop_step, METH_VARARGS, "the installed plan on one payload"},
     {"_inject_failures", (PyCFunction)(void (*)(void))loop_inject_failures,
