@@ -113,6 +113,30 @@ def test_an_idle_robots_status_is_sent_again_unbuilt_and_a_change_shows(probe, m
         node.close()
 
 
+def test_an_idle_robots_joint_turns_stale_on_time_with_no_rebuild_to_fall_back_on(
+        probe, monkeypatch):
+    """No input at all after one JointState: the status shows the joint stale once
+    ``diagnostics.stale_after`` has passed, though nothing changed its quiet key."""
+    monkeypatch.setattr(diagnostics, 'REBUILD_NS', 10 ** 18)
+    # 4 s: the status is built twice after the message (the /tf rate above 0, then 0),
+    # the second time with the key kept, well before the joints turn stale.
+    node = NodeUnderTest('urdf_state_stale', {'robot_description': TOY, 'frame_prefix': 'st/',
+                                              'diagnostics.stale_after': 4.0})
+    feeder = Feeder(probe)
+    try:
+        recorder = DiagnosticsRecorder(probe, 'urdf_state_stale: robot state')
+        recorder.wait(lambda v, s: v.get('robot') == 'toy', what='the toy loaded')
+        feeder.publish_raw(serialized(['a'], [0.3], probe.now_ns()))
+        values, _ = recorder.wait(lambda v, s: v['joints never received'] == '1',
+                                  recorder.count(), what='the JointState shown')
+        values, _ = recorder.wait(lambda v, s: v['stale joints'] != '0', recorder.count() - 1,
+                                  what='joint a shown stale')
+        assert values['stale joints (names)'] == 'a, m', values
+    finally:
+        feeder.close()
+        node.close()
+
+
 def wait_status(recorder, level, predicate=lambda v, s: True, what=''):
     return recorder.wait(lambda v, s: s.level == level and predicate(v, s),
                          max(0, recorder.count() - 1), timeout=15.0, what=what)

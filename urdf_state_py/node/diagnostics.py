@@ -25,6 +25,7 @@ little as it can (see docs/benchmarks.md, The container).
 
 from __future__ import annotations
 
+import math
 import struct
 import threading
 import time
@@ -49,7 +50,7 @@ _NS = 1_000_000_000
 _STAMP = {1: struct.Struct('<iI'), 0: struct.Struct('>iI')}
 _STAMP_AT = 4
 #: A status whose :func:`quiet_key` stays the same is still rebuilt this often (monotonic).
-REBUILD_NS = 10 * _NS
+REBUILD_NS = 30 * _NS
 
 
 def model_view(loaded: Any, now_ns: int, stale_after_s: float) -> ModelView | None:
@@ -66,25 +67,25 @@ def model_view(loaded: Any, now_ns: int, stale_after_s: float) -> ModelView | No
                      clamps=loaded.fast.clamps, last_clamped=tuple(loaded.fast.last_clamped))
 
 
-def quiet_key(health: Health, loaded: Any, activity: int | None, now_ns: int,
-              stale_after_s: float) -> tuple | None:
+def quiet_key(health: Health, loaded: Any, activity: int | None, now_ns: int) -> tuple | None:
     """A fingerprint of what the status would show, cheap enough for every tick of an idle
-    robot: equal keys, the same status (its stamp aside). None when the status may change
-    with time alone (a recent rejection or clamp, joints turning stale).
+    robot: equal keys, the same status (its stamp aside) -- until a joint turns stale,
+    which :meth:`RobotStatus.refresh` times itself. None while a recent rejection or
+    clamp can change the status with time alone.
 
     ``activity``: the native loop's (``Loop.activity()``, read without pausing it), which
-    stands for what the loop changed since; None without the loop.
+    stands for what the loop changed since; None without the loop, where the newest time
+    a joint received a value stands for the messages Python served.
     """
     counters = health.fingerprint(now_ns)
     if counters is None:
         return None
     if loaded is None:
-        return (activity, counters, stale_after_s)
+        return (activity, counters)
     merger = loaded.merger
-    if stale_after_s > 0 and not merger.staleness_settled(now_ns, int(stale_after_s * _NS)):
-        return None
-    return (activity, counters, stale_after_s, id(loaded), len(merger.pending_joints()),
-            loaded.fast.clamps)
+    if activity is None:
+        activity = ('seen', int(merger.seen_ns.max(initial=0)))
+    return (activity, counters, id(loaded), len(merger.pending_joints()), loaded.fast.clamps)
 
 
 class RobotStatus:
@@ -109,7 +110,8 @@ class RobotStatus:
         self._now_ns = now_ns
         self._last = (now_ns(), health.tf_published)
         self._clamps = 0
-        self._built: tuple[tuple | None, int] = (None, 0)   # (key before the build, monotonic)
+        #: (key before the last build, its monotonic time, when a joint turns stale)
+        self._built: tuple[tuple | None, int, float] = (None, 0, 0.0)
         self._shown: tuple | None = None
         #: The status the board sends (None until the first build).
         self.status: DiagnosticStatus | None = None
@@ -121,16 +123,24 @@ class RobotStatus:
 
     def _key(self, now_ns: int, stale_after_s: float) -> tuple | None:
         sync = self._input.lock.sync
-        return quiet_key(self._health, self._loaded(), sync.activity() if sync else None,
-                         now_ns, stale_after_s)
+        key = quiet_key(self._health, self._loaded(), sync.activity() if sync else None, now_ns)
+        return None if key is None else (stale_after_s, key)
+
+    def _stale_at(self, now_ns: int, stale_after_s: float) -> float:
+        """When the stale joints shown change with time alone (robot clock, ns)."""
+        loaded = self._loaded()
+        if loaded is None or stale_after_s <= 0:
+            return math.inf
+        at = loaded.merger.next_stale_ns(now_ns, int(stale_after_s * _NS))
+        return math.inf if at is None else at
 
     def refresh(self) -> bool:
         """Bring :attr:`status` up to date; True when it changed."""
         now_ns = self._now_ns()
         stale_after_s = self._stale_after_s()
         key = self._key(now_ns, stale_after_s)
-        built_key, built_at = self._built
-        if key is not None and key == built_key and \
+        built_key, built_at, stale_at = self._built
+        if key is not None and key == built_key and now_ns < stale_at and \
                 time.monotonic_ns() - built_at < REBUILD_NS:
             self._last = (now_ns, self._last[1])
             return False
@@ -145,8 +155,9 @@ class RobotStatus:
         status = node_status(self._health, view, stale_after_s=stale_after_s,
                              tf_rate_hz=rate, now_ns=now_ns)
         # The key was taken before the build: what happens during it changes the next key.
-        # A rate above 0 falls to 0 with time alone.
-        self._built = (key if rate == 0.0 else None, time.monotonic_ns())
+        # A rate above 0 falls to 0 with time alone, a fresh joint turns stale.
+        self._built = (key if rate == 0.0 else None, time.monotonic_ns(),
+                       self._stale_at(now_ns, stale_after_s))
         shown = (status.level, status.message, view.robot if view is not None else '',
                  tuple(status.values))
         if shown == self._shown:

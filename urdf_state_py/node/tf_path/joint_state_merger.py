@@ -350,11 +350,12 @@ class JointStateMerger:
         return (f'Ignored {len(unknown)} name(s) that are not joints of robot '
                 f"'{self.model.name}': {quoted}{more}.")
 
-    def staleness_settled(self, now_ns: int, timeout_ns: int) -> bool:
-        """True when :meth:`stale_joints` cannot change with time alone: every joint that
-        received a value is stale already (or none did)."""
+    def next_stale_ns(self, now_ns: int, timeout_ns: int) -> int | None:
+        """When :meth:`stale_joints` next changes with time alone (no value arriving): the
+        first instant a joint that is fresh now counts as stale; None when none is fresh."""
         seen = self.seen_ns
-        return not ((seen > 0) & (now_ns - seen <= timeout_ns)).any()
+        fresh = seen[(seen > 0) & (now_ns - seen <= timeout_ns)]
+        return int(fresh.min()) + timeout_ns + 1 if fresh.size else None
 
     def stale_joints(self, now_ns: int, timeout_ns: int) -> tuple[str, ...]:
         """Joints that received a value once, but none for more than ``timeout_ns``."""
