@@ -16,11 +16,11 @@ rqt_robot_monitor and diagnostic_aggregator take each status by its name.
 An idle robot's status is not rebuilt: :func:`quiet_key` fingerprints what the
 status shows (its counters, the native loop's activity, the model) without
 pausing the loop, and a robot whose key has not changed keeps its last status
-(rebuilt anyway every :data:`REBUILD_NS`). When no status changed, the board
-sends its last array again with only the stamp rewritten. Measured idle on a
-2-core VM, a container's twenty rebuilt statuses and twenty publications cost
-15-23 ms of CPU per second; waking up is what costs, so an idle tick does as
-little as it can (see docs/benchmarks.md, The container).
+(rebuilt anyway every :data:`REBUILD_NS`, and when a joint turns stale). When no
+status changed, the board sends its last array again with only the stamp rewritten.
+Measured idle on a 2-core VM, a container's twenty rebuilt statuses and twenty
+publications cost 15-23 ms of CPU per second, about half of it the publications; this
+way 2-4 ms/s (see docs/benchmarks.md, The container).
 """
 
 from __future__ import annotations
