@@ -85,7 +85,7 @@ def quiet_key(health: Health, loaded: Any, activity: int | None, now_ns: int) ->
     merger = loaded.merger
     if activity is None:
         activity = ('seen', int(merger.seen_ns.max(initial=0)))
-    return (activity, counters, id(loaded), len(merger.pending_joints()), loaded.fast.clamps)
+    return (activity, counters, id(loaded), merger.received_generation, loaded.fast.clamps)
 
 
 class RobotStatus:

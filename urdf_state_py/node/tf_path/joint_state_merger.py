@@ -168,6 +168,13 @@ class JointStateMerger:
 
     # -- introspection ------------------------------------------------------
 
+    @property
+    def received_generation(self) -> int:
+        """How many times a joint received its first value: one int, so a reader without
+        the JointState lock (the /diagnostics quiet key) sees the pending set change
+        without iterating a set that a JointState may be growing."""
+        return self._generation
+
     def pending_joints(self) -> tuple[str, ...]:
         """Movable joints that never received a state (a mimic joint: its master), in order."""
         if self._pending_cache is None or self._pending_cache[0] != self._generation:
