@@ -150,11 +150,14 @@ def node_status(health: Health, view: ModelView | None, *, stale_after_s: float,
         values += [('stale joints', str(len(view.stale))),
                    ('stale joints (names)', _listed(view.stale)),
                    ('stale after [s]', f'{stale_after_s:g}' if stale_after_s > 0 else 'off')]
-    clamped_now = sorted(n for n, t in health.clamped.items() if _recent(t, now_ns))
+    # A copy first (one C call, whole under the GIL): the JointState path clamps from its own
+    # thread, and a new name added while Python code walks the dict fails the walk.
+    clamped = dict(health.clamped)
+    clamped_now = sorted(n for n, t in clamped.items() if _recent(t, now_ns))
     if clamped_now:
         problems.append(f'{len(clamped_now)} joint(s) clamped to their limits')
-    values += [('joints clamped', str(len(health.clamped))),
-               ('joints clamped (names)', _listed(sorted(health.clamped)))]
+    values += [('joints clamped', str(len(clamped))),
+               ('joints clamped (names)', _listed(sorted(clamped)))]
     if _recent(health.last_rejection_ns, now_ns):
         problems.append(f'input rejected: {health.last_rejection}')
     for title, counts in (('rejected messages', health.rejected_messages),
