@@ -29,12 +29,17 @@ def make_model():
     return Model('toy', tuple(links), tuple(joints))
 
 
-@pytest.fixture
-def merger():
+def make_merger():
+    """A merger of the toy model at its default positions, with no rate limit."""
     model = make_model()
     index = {name: i for i, name in enumerate(model.variable_names)}
     defaults = np.array([model.default_positions()[n] for n in model.variable_names])
     return JointStateMerger(model, index, defaults, frequency=0.0)
+
+
+@pytest.fixture
+def merger():
+    return make_merger()
 
 
 def ordered(*names):

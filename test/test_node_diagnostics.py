@@ -8,13 +8,12 @@ reads in rqt_robot_monitor.
 import threading
 from types import SimpleNamespace
 
-import numpy as np
 import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 from test_hostile_inputs import TOY, DiagnosticsRecorder, serialized
-from test_joint_states import make_model
+from test_joint_states import make_merger
 from test_node_harness import NodeUnderTest
 
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
@@ -22,7 +21,6 @@ from sensor_msgs.msg import JointState  # noqa: E402
 
 from urdf_state_py.node import diagnostics, health  # noqa: E402
 from urdf_state_py.node.tf_path import native  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger  # noqa: E402
 
 diagnostic_msgs = pytest.importorskip('diagnostic_msgs.msg')
 OK, WARN, ERROR = (diagnostic_msgs.DiagnosticStatus.OK, diagnostic_msgs.DiagnosticStatus.WARN,
@@ -220,7 +218,6 @@ def test_a_rejected_description_is_counted_and_the_model_kept(probe, diag):
     assert 'input rejected: robot_description' in status.message
 
 
-
 class _NotIterable(set):
     """A received set that a reader without the JointState lock must not iterate: a message
     may be growing it ("Set changed size during iteration" failed the tick)."""
@@ -232,9 +229,7 @@ class _NotIterable(set):
 def test_the_quiet_key_sees_a_first_value_without_iterating_the_received_joints():
     """The key is read without the JointState lock; it follows the merger's count of first
     values, which changes exactly when the pending joints do."""
-    model = make_model()
-    index = {name: i for i, name in enumerate(model.variable_names)}
-    merger = JointStateMerger(model, index, np.zeros(len(index)), frequency=0.0)
+    merger = make_merger()
     loaded = SimpleNamespace(merger=merger, fast=SimpleNamespace(clamps=0))
     counters = health.Health()
     merger._received = _NotIterable()
@@ -245,3 +240,4 @@ def test_the_quiet_key_sees_a_first_value_without_iterating_the_received_joints(
     merger._received = _NotIterable(merger._received)
     after = diagnostics.quiet_key(counters, loaded, 7, 10 ** 9)
     assert before is not None and after is not None and before != after
+
