@@ -241,3 +241,18 @@ def test_the_quiet_key_sees_a_first_value_without_iterating_the_received_joints(
     after = diagnostics.quiet_key(counters, loaded, 7, 10 ** 9)
     assert before is not None and after is not None and before != after
 
+
+
+def test_the_quiet_key_tells_a_new_model_from_the_freed_one_before_it():
+    """A description replaced while the robot is idle: the key must change though the old
+    model is gone and the new one is given its memory (and so its id())."""
+    counters = health.Health()
+    fast = SimpleNamespace(clamps=0)
+    old, new = make_merger(), make_merger()
+    loaded = SimpleNamespace(merger=old, fast=fast)
+    before, freed = diagnostics.quiet_key(counters, loaded, 7, 10 ** 9), id(loaded)
+    del loaded, old
+    loaded = SimpleNamespace(merger=new, fast=fast)
+    if id(loaded) != freed:
+        pytest.skip('this Python gave the new object fresh memory: nothing to tell apart')
+    assert diagnostics.quiet_key(counters, loaded, 7, 10 ** 9) != before

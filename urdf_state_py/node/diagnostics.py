@@ -76,6 +76,9 @@ def quiet_key(health: Health, loaded: Any, activity: int | None, now_ns: int) ->
     ``activity``: the native loop's (``Loop.activity()``, read without pausing it), which
     stands for what the loop changed since; None without the loop, where the newest time
     a joint received a value stands for the messages Python served.
+
+    The model is told by its merger itself (compared by identity: a new model comes with
+    a new merger), not by an id(), which a freed model's successor can be given.
     """
     counters = health.fingerprint(now_ns)
     if counters is None:
@@ -85,7 +88,7 @@ def quiet_key(health: Health, loaded: Any, activity: int | None, now_ns: int) ->
     merger = loaded.merger
     if activity is None:
         activity = ('seen', int(merger.seen_ns.max(initial=0)))
-    return (activity, counters, id(loaded), merger.received_generation, loaded.fast.clamps)
+    return (activity, counters, merger, merger.received_generation, loaded.fast.clamps)
 
 
 class RobotStatus:
