@@ -12,7 +12,8 @@ Sections:
   of JointState at 1 kHz;
 - ``user``: :mod:`urdf_state_py.tools.bench.user_run`, what a user pays: the
   node process's whole CPU per /tf message over long windows, fresh processes
-  per run, medians of runs (issue 10's independent protocol), at 1 kHz and
+  per run, medians of runs (the protocol of the independent measurement of
+  2026-11-30 in docs/benchmarks.md), at 1 kHz and
   flat out. E.g. ``./dev.sh bench --only user --robots talos h1_2``;
 - ``sources``: the user protocol at 1 kHz with one ``joint_states`` source beside two
   sources merged with ``source_list`` (the node then also publishes ``/joint_states``);

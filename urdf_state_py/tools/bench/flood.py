@@ -9,8 +9,9 @@ is sampled. Reported: the input rate, /tf out during the flood, the parameter
 answer times (during, and the first ones after), timeouts, RSS start/max/end
 and its slope, and how long after the flood a parameter answer is prompt again.
 
-Issue 10's record without the hot path, EventsExecutor: answers climbing to 10 s
-timeouts, RSS +2-2.7 MB/s, answers 29-55 s after the flood.
+Measured before the hot path and the parameter thread (EventsExecutor; docs/benchmarks.md,
+``--only flood``): answers climbing to 10 s timeouts, RSS +2-2.7 MB/s, answers 29-55 s
+after the flood.
 """
 
 from __future__ import annotations

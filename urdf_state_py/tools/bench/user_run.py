@@ -1,6 +1,7 @@
 """End to end as a user measures it: what the node costs while it runs, whole process.
 
-The protocol of the independent measurement in issue 10, for each run:
+The protocol of the independent measurement of 2026-11-30 (docs/benchmarks.md), for
+each run:
 
 * the node started as ``ros2 run urdf_state_py urdf_state`` starts it (the
   ament_python script in ``<prefix>/lib/urdf_state_py/``; ``python -m
