@@ -104,9 +104,9 @@ def _ros_prefix():
 def _native_extensions():
     """The native hot path, when rcl's headers are here (else none: the Python path serves).
 
-    URDF_STATE_BUILD_NATIVE=0 skips it. What it was built against (rcl, rmw,
-    rclpy versions, the prefix) is compiled in: native_loop.py compares that
-    with the running ROS 2 and never loads a mismatched build.
+    URDF_STATE_BUILD_NATIVE=0 skips it. What it was built against (the rcl and
+    rmw versions, the prefix) is compiled in: native.py compares that with the
+    rcl and rmw loaded at run time and never uses a build for another distro.
     """
     prefix = _ros_prefix()
     if os.environ.get('URDF_STATE_BUILD_NATIVE', '1') == '0' or prefix is None:
@@ -115,13 +115,13 @@ def _native_extensions():
         return []
     include = os.path.join(prefix, 'include')
     lib = os.path.join(prefix, 'lib')
-    built = {key: _package_version(prefix, key) for key in ('rcl', 'rmw', 'rclpy')}
+    built = {key: _package_version(prefix, key) for key in ('rcl', 'rmw')}
     built['prefix'] = os.path.realpath(prefix)
     return [Extension(
         'urdf_state_py.node.tf_path._urdf_state_native',
         sources=sorted(glob(os.path.join(NATIVE_SRC, '*.c'))),
         include_dirs=[include] + sorted(glob(os.path.join(include, '*'))),
-        library_dirs=[lib], runtime_library_dirs=[lib], libraries=['rcl', 'rmw', 'rcutils', 'dl', 'm'],
+        library_dirs=[lib], runtime_library_dirs=[lib], libraries=['rcl', 'rmw', 'rcutils', 'sensor_msgs__rosidl_typesupport_c', 'dl', 'm'],
         define_macros=[(f'URDF_STATE_BUILT_{k.upper()}', '"%s"' % v) for k, v in built.items()
                        if k != 'rcl'],
         # -ffp-contract=off: no fused multiply-add, so the loop rounds as numpy does.
