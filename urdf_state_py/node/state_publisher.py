@@ -48,7 +48,7 @@ from .health import Health
 from .joint_state_publisher.joint_settings import declare_joint_parameters, is_joint_parameter
 from .tf_path.joint_state_input import JointStateInput
 from .param_services import ParameterServices
-from .params import PARAMETERS, declare_spec, node_parameters
+from .params import PARAMETERS, declare_spec, node_parameters, start_up_parameters
 from .process.runtime import Runtime
 from .qos import DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, quiet_publisher_events
 from .process.shutdown_signals import on_shutdown_signal, shutdown_requested
@@ -86,7 +86,9 @@ class UrdfStateNode(Node):
         """
         # The parameter services run on a thread of their own (see param_services).
         serve_parameters = kwargs.pop('start_parameter_services', True)
+        given = list(kwargs.get('parameter_overrides') or ())
         super().__init__(node_name, start_parameter_services=False, **kwargs)
+        self._start_up = start_up_parameters(self, given)
         self._runtime = runtime if runtime is not None else Runtime()
         self._owns_runtime = runtime is None
         try:
@@ -113,16 +115,17 @@ class UrdfStateNode(Node):
 
         # -- parameters (start-up values obey the run-time rules: see params.py) ------
         self._specs = node_parameters(self._registry, LOADER_PARAMETERS)
-        self._use_topic = bool(declare_spec(self, self._specs['use_robot_description_topic']))
+        self._use_topic = bool(declare_spec(self, self._specs['use_robot_description_topic'],
+                                            self._start_up))
         cfg: dict[str, Any] = {}
         for name, spec in self._specs.items():
             if name == 'use_robot_description_topic' or (
                     name == 'robot_description' and self._use_topic):
                 continue
-            cfg[name] = declare_spec(self, spec)
+            cfg[name] = declare_spec(self, spec, self._start_up)
         self._option_params: dict[str, tuple[str, str]] = {
             f'{p.name}.{o.name}': (p.name, o.name) for p in self._registry for o in p.options}
-        cfg['joint_settings'] = declare_joint_parameters(self)   # zeros.*, dependent_joints.*
+        cfg['joint_settings'] = declare_joint_parameters(self, self._start_up)  # zeros.* ...
         self._cfg = cfg
         self._loader = DescriptionLoader(self._registry, cfg, self.get_logger(),
                                          self._runtime.parsers)
