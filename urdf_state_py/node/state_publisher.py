@@ -25,7 +25,7 @@ Parameters: see :data:`urdf_state_py.node.params.PARAMETERS` and the README.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import rclpy
@@ -272,23 +272,30 @@ class UrdfStateNode(Node):
         return self._loader.build(source, cfg, lambda parser: self._parser_options(cfg, parser))
 
     def _install(self, loaded: Loaded) -> None:
-        """Announce a fully built model, then swap it in as one reference.
+        """Swap in a fully built model as one reference, then announce it (not under
+        the JointState lock: see :meth:`_swap` and :meth:`_announce`)."""
+        self._swap(loaded)
+        self._announce(loaded)
 
-        Its description, /tf_static and default positions go out before the
-        swap: until then no JointState can use (or write into the buffers of)
-        the new state, so no /tf mixes two models and no buffer is shared
-        between the thread loading it and the one handling joint states.
-        """
+    def _swap(self, loaded: Loaded) -> None:
+        """Replace the loaded model by ``loaded``, fully built, under the JointState lock
+        (between two JointStates: no /tf mixes two models)."""
         self.get_logger().info(loaded.summary())
+        with self._input.lock:
+            self._health.new_model()
+            old, self._loaded = self._loaded, loaded
+        self._loader.release_memory(old, loaded)
+
+    def _announce(self, loaded: Loaded) -> None:
+        """Publish the description, /tf_static and default positions of ``loaded``, after
+        its swap and outside the JointState lock: publishing a description of up to 64 MB
+        and a /tf_static of thousands of transforms takes long enough that /tf would stop
+        meanwhile (a /tf of the new model may thus precede its /tf_static)."""
         if self._description_pub is not None:
             self._description_pub.publish(String(data=loaded.description))
         self._publish_static(loaded)
         if self._cfg['publish_default_positions']:
             self._publish_defaults(loaded)
-        with self._input.lock:  # between two JointStates
-            self._health.new_model()
-            old, self._loaded = self._loaded, loaded
-        self._loader.release_memory(old, loaded)
 
     # -- publishing ------------------------------------------------------------------
 
@@ -436,11 +443,14 @@ class UrdfStateNode(Node):
         with self._input.lock:  # everything validated: apply, between two JointStates
             if adopted is not None:   # the values received so far, none changing meanwhile
                 new_loaded.merger.adopt(adopted)
-            self._commit(cfg, changed, source, new_loaded)
+            announce = self._commit(cfg, changed, source, new_loaded)
+        if announce is not None:
+            announce()
 
     def _commit(self, cfg: dict[str, Any], changed: set[str], source: Source | None,
-                new_loaded: Loaded | None) -> None:
-        """Apply a validated batch of parameters (under the JointState lock)."""
+                new_loaded: Loaded | None) -> Callable[[], None] | None:
+        """Apply a validated batch of parameters (under the JointState lock); returns what
+        to publish once the lock is released, if anything."""
         self._cfg = cfg
         self._source = source
         if 'publish_default_positions' in changed:
@@ -448,26 +458,28 @@ class UrdfStateNode(Node):
         if 'rate' in changed and self._sources is not None:
             self._sources.set_rate(cfg['rate'])
         if new_loaded is not None:
-            self._install(new_loaded)
-            return
+            self._swap(new_loaded)
+            return lambda: self._announce(new_loaded)
         loaded = self._loaded
         if loaded is None:
-            return
+            return None
         throttle = loaded.merger.throttle
         throttle.frequency = cfg['publish_frequency']
         throttle.ignore_timestamp = cfg['ignore_timestamp']
         republish = 'frame_prefix' in changed or (
             'publish_default_positions' in changed and cfg['publish_default_positions'])
+        announce = None
         if republish:
             # Fresh /tf buffers (and frame ids): written here, then swapped in.
             loaded = loaded.with_prefix(cfg['frame_prefix'])
-            if 'frame_prefix' in changed:
-                self._publish_static(loaded)
             if cfg['publish_default_positions']:
                 self._publish_defaults(loaded)
             self._loaded = loaded
+            if 'frame_prefix' in changed:
+                announce = lambda: self._publish_static(loaded)  # noqa: E731
         if 'ignore_limits' in changed:
             loaded.clamp_warned.reset()
+        return announce
 
 
 #: Settings that shape the model or its defaults (checked against it, see joint_settings).
