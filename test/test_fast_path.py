@@ -11,13 +11,27 @@ from urdf_state_py.node.tf_path.fast_path import FastPath  # noqa: E402
 from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger  # noqa: E402
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.node.tf_path.native_selftest import SELF_TEST_ROBOT  # noqa: E402
 from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms  # noqa: E402
 
 NS = 1_000_000_000
 
-#: The native loop's self-test robot (revolute, continuous, mimic and fixed joints).
-TOY = SELF_TEST_ROBOT.replace('name="urdf_state_self_test"', 'name="toy"')
+TOY = """<robot name="toy">
+  <link name="base"/><link name="a"/><link name="b"/><link name="c"/><link name="d"/>
+  <link name="e"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="a"/>
+    <origin xyz="0 0 0.1" rpy="0.1 0 0"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <joint name="j2" type="continuous"><parent link="a"/><child link="b"/>
+    <origin xyz="0.2 0 0" rpy="0 0.3 0"/><axis xyz="0 1 0"/></joint>
+  <joint name="j3" type="revolute"><parent link="b"/><child link="c"/>
+    <origin xyz="0 0.1 0" rpy="0 0 0.2"/><axis xyz="1 0 0"/>
+    <limit lower="-1.5" upper="1.5" effort="1" velocity="1"/>
+    <mimic joint="j1" multiplier="2" offset="0.1"/></joint>
+  <joint name="j4" type="continuous"><parent link="b"/><child link="d"/>
+    <axis xyz="0 0 1"/><mimic joint="j2" multiplier="-1"/></joint>
+  <joint name="f" type="fixed"><parent link="d"/><child link="e"/>
+    <origin xyz="0 0 0.3"/></joint>
+</robot>"""
 
 
 class Twin:
@@ -242,3 +256,11 @@ def test_the_route_cache_of_a_large_robot_stays_within_its_memory_budget():
     routes = [route for route in fast._routes.values() if route is not None]
     assert 10 < len(routes) < fast_path._ROUTE_CACHE_SIZE, len(routes)
     assert sum(route.nbytes for route in routes) <= fast_path._ROUTE_CACHE_BYTES
+
+
+def test_the_native_self_test_drives_this_robot():
+    """The native loop's start-up self-test holds TOY as model data (no XML parser in the
+    node's start-up): the same links, joints, limits and mimic rules."""
+    from urdf_state_py.core.model_codec import model_from_data, model_to_data
+    from urdf_state_py.node.tf_path.native_selftest import SELF_TEST_MODEL
+    assert model_to_data(model_from_data(SELF_TEST_MODEL))[1:] == model_to_data(load_model(TOY))[1:]

@@ -19,30 +19,25 @@ from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
-__all__ = ['SELF_TEST_ROBOT', 'self_test_failure']
+__all__ = ['SELF_TEST_MODEL', 'self_test_failure']
 
 #: Synthetic messages (the first installs the plan; the rest the plan serves).
 _MESSAGES = 24
 _NS = 1_000_000_000
 
-#: The robot the self-test drives (the unit tests of the fused path use it too).
-SELF_TEST_ROBOT = """<robot name="urdf_state_self_test">
-  <link name="base"/><link name="a"/><link name="b"/><link name="c"/><link name="d"/>
-  <link name="e"/>
-  <joint name="j1" type="revolute"><parent link="base"/><child link="a"/>
-    <origin xyz="0 0 0.1" rpy="0.1 0 0"/><axis xyz="0 0 1"/>
-    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
-  <joint name="j2" type="continuous"><parent link="a"/><child link="b"/>
-    <origin xyz="0.2 0 0" rpy="0 0.3 0"/><axis xyz="0 1 0"/></joint>
-  <joint name="j3" type="revolute"><parent link="b"/><child link="c"/>
-    <origin xyz="0 0.1 0" rpy="0 0 0.2"/><axis xyz="1 0 0"/>
-    <limit lower="-1.5" upper="1.5" effort="1" velocity="1"/>
-    <mimic joint="j1" multiplier="2" offset="0.1"/></joint>
-  <joint name="j4" type="continuous"><parent link="b"/><child link="d"/>
-    <axis xyz="0 0 1"/><mimic joint="j2" multiplier="-1"/></joint>
-  <joint name="f" type="fixed"><parent link="d"/><child link="e"/>
-    <origin xyz="0 0 0.3"/></joint>
-</robot>"""
+#: The robot the self-test drives, as the parser process hands a model over
+#: (``model_codec``: no XML parser in the node's start-up): revolute, continuous, mimic
+#: and fixed joints. test_fast_path's TOY is the same robot in URDF (a test checks).
+SELF_TEST_MODEL = [
+    'urdf_state_self_test', ['base', 'a', 'b', 'c', 'd', 'e'], [
+        ['j1', 'revolute', 'base', 'a', [0, 0, 0.1], [0.1, 0, 0], [0, 0, 1], [-1, 1, 1, 1],
+         None, None],
+        ['j2', 'continuous', 'a', 'b', [0.2, 0, 0], [0, 0.3, 0], [0, 1, 0], None, None, None],
+        ['j3', 'revolute', 'b', 'c', [0, 0.1, 0], [0, 0, 0.2], [1, 0, 0], [-1.5, 1.5, 1, 1],
+         None, ['j1', 2.0, 0.1]],
+        ['j4', 'continuous', 'b', 'd', [0, 0, 0], [0, 0, 0], [0, 0, 1], None, None,
+         ['j2', -1.0, 0.0]],
+        ['f', 'fixed', 'd', 'e', [0, 0, 0.3], [0, 0, 0], [1, 0, 0], None, None, None]]]
 
 
 class _Raise:
@@ -65,7 +60,7 @@ def _run(module: ModuleType) -> str | None:
     from sensor_msgs.msg import JointState
 
     from ...core.kinematics import Kinematics
-    from ...core.parsers.urdf_xml import UrdfXmlParser
+    from ...core.model_codec import model_from_data
     from ..health import Health
     from .fast_path import FastPath
     from .joint_state_cdr import JointStateReader
@@ -73,7 +68,7 @@ def _run(module: ModuleType) -> str | None:
     from .native_loop import LoopSync, PausingLock
     from .tf_publishing import MovingTransforms
 
-    model = UrdfXmlParser().parse(SELF_TEST_ROBOT)
+    model = model_from_data(SELF_TEST_MODEL)
     kin = Kinematics(model)
     sides = []
     for _ in range(2):
