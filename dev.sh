@@ -234,12 +234,16 @@ sys.exit("not used" in native.loadable().reason)' >/dev/null 2>&1 && return
 setup_web_assets() {
   local h; h="$(cat "$ROOT/package-lock.json" "$ROOT/web/assets.json" | hash_str)"
   [[ -f "$VENV/web_lib/installed.json" ]] && stamp_ok web "$h" && return 0
+  # after a failure (no network), tried again by `./dev.sh setup` only, not by every command
+  [[ "$cmd" != setup ]] && stamp_ok web-failed "$h" && return 0
   log "installing the 3D view's JavaScript libraries (view --install-assets)"
   if (cd "$ROOT" && URDF_STATE_WEB_LIB="$VENV/web_lib" "$VENV/bin/python" -m urdf_state_py \
         view --install-assets >&2); then
     stamp_set web "$h"
   else
-    log "warning: the 3D view's libraries could not be installed: view says what to run"
+    stamp_set web-failed "$h"
+    log "warning: the 3D view's libraries could not be installed (./dev.sh setup tries again);" \
+        "view says what to run"
   fi
 }
 
