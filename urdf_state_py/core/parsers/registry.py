@@ -195,11 +195,7 @@ class ParserRegistry:
                    options: Mapping[str, Any] | None = None) -> Model:
         """Like :meth:`parse` for a file; a parser's ``base_dir`` option defaults to its folder."""
         path = os.fspath(path)
-        try:
-            with open(path, 'rb') as stream:
-                data = stream.read()
-        except OSError as exc:
-            raise DescriptionError(f"cannot read '{path}': {exc.strerror}") from None
+        data = read_file(path)
         name = self.select(data) if parser == 'auto' else parser
         chosen = self.get(name)
         options = dict(options or {})
@@ -207,6 +203,15 @@ class ParserRegistry:
                 and not options.get('base_dir'):
             options['base_dir'] = os.path.dirname(os.path.abspath(path))
         return self.parse(data, name, options)
+
+
+def read_file(path: str | os.PathLike) -> bytes:
+    """The bytes of a description file; DescriptionError naming it when it cannot be read."""
+    try:
+        with open(path, 'rb') as stream:
+            return stream.read()
+    except OSError as exc:
+        raise DescriptionError(f"cannot read '{os.fspath(path)}': {exc.strerror}") from None
 
 
 @functools.lru_cache(maxsize=None)
