@@ -10,19 +10,29 @@ included. Named states are the SRDF's ``<group_state>`` values as given.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from .joint_model import JointModel, VariableBounds, independent_values
 
-if TYPE_CHECKING:
-    from .robot_model import RobotModel
+
+class _Robot(Protocol):
+    """What a group asks of the RobotModel that holds it."""
+
+    link_model_names: Sequence[str]
+
+    @property
+    def joint_model_groups(self) -> Sequence[JointModelGroup]: ...
+
+    def joint_of_variable(self, variable: str) -> JointModel: ...
+
+    def follow_mimic(self, values: Mapping[str, float]) -> dict[str, float]: ...
 
 
 class JointModelGroup:
     """One planning group (moveit_py's read-side names, MoveIt C++'s in snake_case)."""
 
-    def __init__(self, robot: RobotModel, name: str, joints: list[JointModel]) -> None:
+    def __init__(self, robot: _Robot, name: str, joints: list[JointModel]) -> None:
         self._robot = robot
         self.name = name
         self._joints = sorted(joints, key=lambda j: j.joint_index)
