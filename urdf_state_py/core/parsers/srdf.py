@@ -27,7 +27,8 @@ because an SRDF means nothing without it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import asdict, dataclass, replace
 
 from ..errors import DescriptionError
 from ..model import Model
@@ -115,29 +116,27 @@ class SrdfParser:
 
     def parse(self, data: str | bytes, model: Model) -> Semantic:
         """The SRDF ``data`` read against ``model``; DescriptionError naming what is wrong."""
+        return check_semantic(self.read(data), model)
+
+    def read(self, data: str | bytes) -> Semantic:
+        """The SRDF ``data`` on its own: well-formed, its groups consistent, names not checked
+        against a robot (that is :func:`check_semantic`'s job)."""
         if len(data) > MAX_SRDF_BYTES:
             raise DescriptionError(f'the SRDF is {len(data)} bytes, more than the limit of '
                                    f'{MAX_SRDF_BYTES}', kind='size limit')
         root = read_tree(decode(data))
         if root.tag != 'robot':
             raise DescriptionError(f'SRDF root element is <{root.tag}>, expected <robot>')
-        return _Reader(model).read(root)
+        return _Reader().read(root)
 
 
 class _Reader:
-    def __init__(self, model: Model) -> None:
-        self.model = model
-        self.links = set(model.link_names)
-        self.joints = set(model.joint_names)
+    def __init__(self) -> None:
         self.warnings: list[str] = []
 
     def read(self, root) -> Semantic:
         name = (root.get('name') or '').strip()
-        if name and name != self.model.name:
-            self.warnings.append(f"the SRDF is for robot '{name}', the URDF for "
-                                 f"'{self.model.name}'")
         virtual = tuple(self._virtual_joint(e) for e in root.findall('virtual_joint'))
-        self.joints |= {v.name for v in virtual}
         for tag, limit in _MAX_ELEMENTS.items():
             count = len(root.findall(tag))
             if count > limit:
@@ -154,23 +153,11 @@ class _Reader:
         states = tuple(self._group_state(e, group_names) for e in root.findall('group_state'))
         effectors = tuple(self._end_effector(e, group_names)
                           for e in root.findall('end_effector'))
-        passive = tuple(self._joint(_attr(e, 'name', '<passive_joint>'), '<passive_joint>')
+        passive = tuple(_attr(e, 'name', '<passive_joint>')
                         for e in root.findall('passive_joint'))
         collisions = tuple(self._collision(e) for e in root.findall('disable_collisions'))
         return Semantic(name, virtual, groups, states, effectors, passive, collisions,
                         tuple(self.warnings))
-
-    def _link(self, name: str, where: str) -> str:
-        if name not in self.links:
-            raise DescriptionError(f"{where}: unknown link '{name}' (not in robot "
-                                   f"'{self.model.name}')")
-        return name
-
-    def _joint(self, name: str, where: str) -> str:
-        if name not in self.joints:
-            raise DescriptionError(f"{where}: unknown joint '{name}' (not in robot "
-                                   f"'{self.model.name}' nor a virtual joint)")
-        return name
 
     def _virtual_joint(self, element) -> VirtualJoint:
         name = _attr(element, 'name', '<virtual_joint>')
@@ -181,20 +168,20 @@ class _Reader:
                                  f"(known: {', '.join(VIRTUAL_JOINT_TYPES)})")
             joint_type = 'fixed'
         return VirtualJoint(name, joint_type, _attr(element, 'parent_frame', where),
-                            self._link(_attr(element, 'child_link', where), where))
+                            _attr(element, 'child_link', where))
 
     def _group(self, element) -> Group:
         name = _attr(element, 'name', '<group>')
         where = f"group '{name}'"
         chains = []
         for chain in element.findall('chain'):
-            chains.append((self._link(_attr(chain, 'base_link', f'{where} <chain>'), where),
-                           self._link(_attr(chain, 'tip_link', f'{where} <chain>'), where)))
+            chains.append((_attr(chain, 'base_link', f'{where} <chain>'),
+                           _attr(chain, 'tip_link', f'{where} <chain>')))
         return Group(
             name,
-            joints=tuple(self._joint(_attr(e, 'name', f'{where} <joint>'), where)
+            joints=tuple(_attr(e, 'name', f'{where} <joint>')
                          for e in element.findall('joint')),
-            links=tuple(self._link(_attr(e, 'name', f'{where} <link>'), where)
+            links=tuple(_attr(e, 'name', f'{where} <link>')
                         for e in element.findall('link')),
             chains=tuple(chains),
             subgroups=tuple(_attr(e, 'name', f'{where} <group>') for e in element.findall('group')))
@@ -207,12 +194,14 @@ class _Reader:
             raise DescriptionError(f"{where}: unknown group '{group}'")
         values: dict[str, list[float]] = {}
         for joint in element.findall('joint'):
-            joint_name = self._joint(_attr(joint, 'name', f'{where} <joint>'), where)
+            joint_name = _attr(joint, 'name', f'{where} <joint>')
             text = _attr(joint, 'value', f"{where} joint '{joint_name}'")
             numbers = [_number(part, f"{where} joint '{joint_name}' value")
                        for part in text.split()]
             if not numbers:
                 raise DescriptionError(f"{where} joint '{joint_name}' has an empty value")
+            if not all(math.isfinite(n) for n in numbers):
+                raise DescriptionError(f"{where} joint '{joint_name}': '{text}' is not finite")
             values.setdefault(joint_name, []).extend(numbers)
         return GroupState(name, group, tuple((k, tuple(v)) for k, v in sorted(values.items())))
 
@@ -224,14 +213,60 @@ class _Reader:
         for role, value in (('group', group), ('parent_group', parent_group)):
             if value and value not in groups:
                 raise DescriptionError(f"{where}: unknown {role} '{value}'")
-        return EndEffector(name, group, self._link(_attr(element, 'parent_link', where), where),
+        return EndEffector(name, group, _attr(element, 'parent_link', where),
                            parent_group)
 
     def _collision(self, element) -> tuple[str, str, str]:
         where = '<disable_collisions>'
-        return (self._link(_attr(element, 'link1', where), where),
-                self._link(_attr(element, 'link2', where), where),
+        return (_attr(element, 'link1', where), _attr(element, 'link2', where),
                 element.get('reason') or '')
+
+
+class _Names:
+    """The robot's link and joint names (and the SRDF's virtual joints)."""
+
+    def __init__(self, model: Model, semantic: Semantic) -> None:
+        self.robot = model.name
+        self.links = set(model.link_names)
+        self.joints = set(model.joint_names) | {v.name for v in semantic.virtual_joints}
+
+    def link(self, name: str, where: str) -> None:
+        if name not in self.links:
+            raise DescriptionError(f"{where}: unknown link '{name}' (not in robot "
+                                   f"'{self.robot}')")
+
+    def joint(self, name: str, where: str) -> None:
+        if name not in self.joints:
+            raise DescriptionError(f"{where}: unknown joint '{name}' (not in robot "
+                                   f"'{self.robot}' nor a virtual joint)")
+
+
+def check_semantic(semantic: Semantic, model: Model) -> Semantic:
+    """``semantic`` if every joint and link it names is in ``model`` (plus a warning when it
+    names another robot); DescriptionError naming the first unknown one otherwise."""
+    names = _Names(model, semantic)
+    for virtual in semantic.virtual_joints:
+        names.link(virtual.child_link, f"virtual joint '{virtual.name}'")
+    for group in semantic.groups:
+        where = f"group '{group.name}'"
+        for joint in group.joints:
+            names.joint(joint, where)
+        for link in group.links + tuple(end for chain in group.chains for end in chain):
+            names.link(link, where)
+    for state in semantic.group_states:
+        for joint, _ in state.values:
+            names.joint(joint, f"group state '{state.group}/{state.name}'")
+    for eef in semantic.end_effectors:
+        names.link(eef.parent_link, f"end effector '{eef.name}'")
+    for joint in semantic.passive_joints:
+        names.joint(joint, '<passive_joint>')
+    for first, second, _ in semantic.disabled_collisions:
+        names.link(first, '<disable_collisions>')
+        names.link(second, '<disable_collisions>')
+    if semantic.name and semantic.name != model.name:
+        return replace(semantic, warnings=semantic.warnings + (
+            f"the SRDF is for robot '{semantic.name}', the URDF for '{model.name}'",))
+    return semantic
 
 
 def _attr(element, attribute: str, where: str) -> str:
@@ -267,6 +302,27 @@ def _check_subgroups(groups: tuple[Group, ...]) -> None:
     if cyclic:
         raise DescriptionError('groups contain each other as subgroups (a cycle): '
                                + ', '.join(repr(n) for n in cyclic))
+
+
+def semantic_to_data(semantic: Semantic) -> dict:
+    """``semantic`` as JSON-able data (how the parser process sends it back)."""
+    return asdict(semantic)
+
+
+def semantic_from_data(data: dict) -> Semantic:
+    """The inverse of :func:`semantic_to_data`."""
+    return Semantic(
+        name=str(data['name']),
+        virtual_joints=tuple(VirtualJoint(**v) for v in data['virtual_joints']),
+        groups=tuple(Group(g['name'], tuple(g['joints']), tuple(g['links']),
+                           tuple((b, t) for b, t in g['chains']), tuple(g['subgroups']))
+                     for g in data['groups']),
+        group_states=tuple(GroupState(s['name'], s['group'], tuple(
+            (j, tuple(float(x) for x in v)) for j, v in s['values'])) for s in data['group_states']),
+        end_effectors=tuple(EndEffector(**e) for e in data['end_effectors']),
+        passive_joints=tuple(data['passive_joints']),
+        disabled_collisions=tuple((a, b, r) for a, b, r in data['disabled_collisions']),
+        warnings=tuple(data['warnings']))
 
 
 def load_semantic(data: str | bytes, model: Model) -> Semantic:
