@@ -27,7 +27,7 @@ import numpy as np
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers.srdf import Semantic, check_semantic
-from urdf_state_py.core.robot_model import RobotModel
+from urdf_state_py.core.robot_model import RobotModel, group_state_positions
 from std_msgs.msg import String
 
 from .params import ParamSpec
@@ -71,27 +71,6 @@ class SemanticSetting:
         return RobotModel(model, check_semantic(self.semantic, model))
 
 
-def initial_positions(robot: RobotModel, group_states: Sequence[str]) -> dict[str, float]:
-    """MoveIt's default positions overridden by ``group_states`` in order, URDF variables only.
-
-    DescriptionError names a group or state the robot does not have.
-    """
-    values = robot.get_variable_default_positions()
-    for entry in group_states:
-        group_name, _, state = entry.partition('/')
-        if not robot.has_joint_model_group(group_name):
-            raise DescriptionError(f"unknown group '{group_name}' "
-                                   f"(groups: {', '.join(robot.joint_model_group_names)})")
-        group = robot.get_joint_model_group(group_name)
-        if state not in group.default_state_names:
-            raise DescriptionError(f"group '{group_name}' has no state "
-                                   f"'{state}' (states: "
-                                   f"{', '.join(group.default_state_names) or 'none'})")
-        values.update(group.get_variable_default_positions(state))
-    root = robot.get_joint_model(robot.root_joint_name)
-    return {k: v for k, v in values.items() if k not in root.variable_names}
-
-
 def apply_semantic(setting: SemanticSetting | None, parsed: Model,
                    variable_index: Mapping[str, int], defaults: np.ndarray,
                    group_states: Sequence[str], logger: Any) -> frozenset[str]:
@@ -104,7 +83,7 @@ def apply_semantic(setting: SemanticSetting | None, parsed: Model,
         return frozenset()
     try:
         robot = setting.robot_model(parsed)
-        values = initial_positions(robot, group_states)
+        values = group_state_positions(robot, group_states)
     except DescriptionError as err:
         logger.error(f'The SRDF (from the {setting.origin}) does not fit this robot, '
                      f'ignored: {err}')
@@ -146,7 +125,7 @@ class SemanticInput:
             setting = SemanticSetting('parameter', self._loader.read_semantic(text))
         parsed = self._parsed()
         if setting is not None and parsed is not None:
-            initial_positions(setting.robot_model(parsed), group_states)
+            group_state_positions(setting.robot_model(parsed), group_states)
         return setting
 
     def _on_raw(self, data: bytes) -> None:

@@ -2,7 +2,9 @@
 
 from .joint_model import JointModel, VariableBounds
 from .joint_model_group import JointModelGroup
-from .robot_model import ASSUMED_FIXED_ROOT_JOINT, RobotModel, load_robot_model
+from .robot_model import (ASSUMED_FIXED_ROOT_JOINT, RobotModel, group_state_positions,
+                          load_robot_model, robot_model_with_srdf_file)
 
 __all__ = ['ASSUMED_FIXED_ROOT_JOINT', 'JointModel', 'JointModelGroup', 'RobotModel',
-           'VariableBounds', 'load_robot_model']
+           'VariableBounds', 'group_state_positions', 'load_robot_model',
+           'robot_model_with_srdf_file']

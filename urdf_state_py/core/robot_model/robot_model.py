@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 
 from ..errors import DescriptionError
@@ -365,12 +365,34 @@ def load_robot_model(urdf_path: str | os.PathLike, srdf_path: str | os.PathLike 
     joint, link or group the robot does not have included).
     """
     model = load_model_file(urdf_path, parser)
-    if srdf_path is None:
-        return RobotModel(model)
+    return robot_model_with_srdf_file(model, srdf_path) if srdf_path is not None \
+        else RobotModel(model)
+
+
+def robot_model_with_srdf_file(model: Model, srdf_path: str | os.PathLike) -> RobotModel:
+    """The RobotModel of ``model`` with the SRDF file ``srdf_path``; errors name the file."""
     path = os.fspath(srdf_path)
     data = read_file(path)
     try:
-        semantic = load_semantic(data, model)
-        return RobotModel(model, semantic)
+        return RobotModel(model, load_semantic(data, model))
     except DescriptionError as exc:
         raise DescriptionError(f'{path}: {exc.reason}', parser='srdf', kind=exc.kind) from exc
+
+
+def group_state_positions(robot: RobotModel, group_states: Sequence[str]) -> dict[str, float]:
+    """MoveIt's default positions overridden by the ``GROUP/STATE`` values in order (what
+    ``RobotState::setToDefaultValues(group, state)`` does one after the other; mimic joints
+    are left to the caller's kinematics). DescriptionError names an unknown group or state.
+    """
+    values = robot.get_variable_default_positions()
+    for entry in group_states:
+        group_name, _, state = entry.partition('/')
+        if not robot.has_joint_model_group(group_name):
+            raise DescriptionError(f"unknown group '{group_name}' in '{entry}' (groups: "
+                                   f"{', '.join(robot.joint_model_group_names) or 'none'})")
+        group = robot.get_joint_model_group(group_name)
+        if state not in group.default_state_names:
+            raise DescriptionError(f"group '{group_name}' has no state '{state}' (states: "
+                                   f"{', '.join(group.default_state_names) or 'none'})")
+        values.update(group.get_variable_default_positions(state))
+    return values
