@@ -304,3 +304,27 @@ def test_baxter_by_moveit_rules():
     for variable, value in values.items():
         b = robot.get_variable_bounds(variable)
         assert b.min_position <= value <= b.max_position
+
+
+def test_chain_through_the_common_ancestor_and_ignored_state_values():
+    """A chain whose base is not above its tip: MoveIt walks up from the tip to the root,
+    then up from the base until it meets that walk, and keeps the met joint's whole prefix
+    (here the root joint too). Group-state values MoveIt ignores are warnings, not errors."""
+    model = load_model_file(f'{MOBILE}.urdf')
+    srdf = ('<robot name="mobile_arm">'
+            '<virtual_joint name="base_joint" type="planar" parent_frame="odom" '
+            'child_link="base_link"/>'
+            '<group name="across"><chain base_link="finger_a" tip_link="camera_link"/></group>'
+            '<group name="arm"><joint name="elbow"/></group>'
+            '<group_state name="s" group="arm"><joint name="elbow" value="0.7 1"/>'
+            '<joint name="z_lift" value="0.2"/></group_state>'
+            '<group_state name="t" group="arm"><joint name="elbow" value="0.9"/></group_state>'
+            '</robot>')
+    robot = RobotModel(model, load_semantic(srdf, model))
+    assert robot.get_joint_model_group('across').joint_model_names == [
+        'base_joint', 'camera_joint', 'z_lift', 'shoulder_pan', 'shoulder_lift', 'elbow',
+        'wrist_roll', 'tool_joint', 'gripper_mount', 'finger_a_joint']
+    arm = robot.get_joint_model_group('arm')
+    assert arm.default_state_names == ['t']        # 's' kept no valid value: not added
+    assert any("'elbow' needs 1 value(s), 2 given" in w for w in robot.warnings)
+    assert any("'z_lift' is not in the group" in w for w in robot.warnings)

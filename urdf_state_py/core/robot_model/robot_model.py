@@ -14,7 +14,9 @@ Built as moveit_core's ``RobotModel::buildModel`` builds it:
   through the common ancestor), ``<joint>``s, the parent joints of their
   ``<link>``s and their subgroups' joints; a group left without joints is
   dropped (with a warning), and so are groups built on it;
-* group states keep the values of the group's joints; end effectors find
+* group states keep the values of the group's joints (a joint outside the
+  group, or with the wrong number of values, is ignored with a warning, as
+  MoveIt logs and ignores it); end effectors find
   their parent group (given, else the group holding the parent link with the
   fewest joints).
 
@@ -208,9 +210,9 @@ class RobotModel:
                     self.warnings.append(f"{where}: joint '{joint_name}' is not in the group, "
                                          'ignored')
                 elif len(numbers) != joint.variable_count:
-                    raise DescriptionError(
-                        f"{where}: joint '{joint_name}' needs {joint.variable_count} value(s), "
-                        f'{len(numbers)} given')
+                    self.warnings.append(f"{where}: joint '{joint_name}' needs "
+                                         f'{joint.variable_count} value(s), {len(numbers)} '
+                                         'given: ignored')
                 else:
                     values.update(zip(joint.variable_names, numbers))
             if values:
