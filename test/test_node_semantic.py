@@ -147,3 +147,15 @@ def test_srdf_from_the_topic(probe):
     finally:
         probe.node.destroy_publisher(publisher)
         node.close()
+
+
+def test_a_bad_srdf_at_start_up_is_logged_and_the_node_runs(probe):
+    bad = SRDF.replace('<joint name="wheel_joint"/>', '<joint name="wheel_jiont"/>')
+    node = NodeUnderTest('urdf_state_srdf_bad', {
+        'robot_description': URDF, 'robot_description_semantic': bad, 'frame_prefix': 's4/',
+        'publish_default_positions': True, 'initial_group_states': ['arm/ready']})
+    try:
+        assert any("unknown joint 'wheel_jiont'" in line for line in node.logs('error'))
+        assert_tf_matches(probe, 's4/', dict(DEFAULTS, shoulder_lift=0.0, elbow=1.5))
+    finally:
+        node.close()

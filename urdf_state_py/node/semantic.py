@@ -128,6 +128,16 @@ class SemanticInput:
             group_state_positions(setting.robot_model(parsed), group_states)
         return setting
 
+    def startup(self, text: str) -> SemanticSetting | None:
+        """The start-up parameter's SRDF (checked once the model is built); a bad one is
+        logged and ignored: the node still starts."""
+        try:
+            return self.setting(text, ())
+        except DescriptionError as err:
+            self._node.get_logger().error(f"Parameter 'robot_description_semantic' ignored: "
+                                          f'{err}')
+            return None
+
     def _on_raw(self, data: bytes) -> None:
         msg = self._guard.deserialize(self.topic, data, String)
         if msg is not None:

@@ -137,11 +137,7 @@ class UrdfStateNode(Node):
                                        lambda: self._loaded and self._loaded.parsed,
                                        lambda: self._cfg['robot_description_semantic'],
                                        self._on_semantic_topic)
-        try:
-            cfg['semantic'] = self._semantic.setting(cfg['robot_description_semantic'], ())
-        except DescriptionError as err:
-            cfg['semantic'] = None
-            self.get_logger().error(f"Parameter 'robot_description_semantic' ignored: {err}")
+        cfg['semantic'] = self._semantic.startup(cfg['robot_description_semantic'])
 
         # -- topics ------------------------------------------------------------
         events = quiet_publisher_events()
