@@ -328,3 +328,33 @@ def test_chain_through_the_common_ancestor_and_ignored_state_values():
     assert arm.default_state_names == ['t']        # 's' kept no valid value: not added
     assert any("'elbow' needs 1 value(s), 2 given" in w for w in robot.warnings)
     assert any("'z_lift' is not in the group" in w for w in robot.warnings)
+
+
+def test_element_limits():
+    model = load_model_file(f'{MOBILE}.urdf')
+    groups = ''.join(f'<group name="g{i}"><joint name="elbow"/></group>' for i in range(1001))
+    with pytest.raises(DescriptionError, match='1001 <group> elements, more than the limit'):
+        load_semantic(f'<robot name="mobile_arm">{groups}</robot>', model)
+    chains = '<chain base_link="base_link" tip_link="tool0"/>' * 1001
+    with pytest.raises(DescriptionError, match='1001 <chain> elements'):
+        load_semantic(f'<robot name="mobile_arm"><group name="g">{chains}</group></robot>',
+                      model)
+
+
+def test_the_parser_process_reads_an_srdf_as_the_library_does():
+    from urdf_state_py.core.parsers import UrdfXmlParser
+    from urdf_state_py.core.parsers.isolated import IsolatedParser, ParseLimits
+    from urdf_state_py.core.parsers.srdf import SrdfParser
+    from urdf_state_py.core.parsers.xacro_sandbox import RESTRICTED
+    text = (FIXTURES / 'srdf' / 'mobile_arm.srdf').read_text()
+    parser = IsolatedParser([UrdfXmlParser], ParseLimits(timeout_s=60.0))
+    try:
+        result = parser.parse(text, 'srdf', {}, RESTRICTED)
+        assert result.parser == 'srdf'
+        assert result.model == SrdfParser().read(text)
+        bomb = ('<!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>'
+                '<robot name="m"><group name="&b;"/></robot>')
+        with pytest.raises(DescriptionError, match='entity declarations are not allowed'):
+            parser.parse(bomb, 'srdf', {}, RESTRICTED)
+    finally:
+        parser.close()

@@ -39,8 +39,9 @@ from .urdf_xml import _number
 MAX_SRDF_BYTES = 16 << 20
 VIRTUAL_JOINT_TYPES = ('fixed', 'planar', 'floating')
 #: Element counts above which an SRDF is refused: a group costs a pass over the
-#: others when end effectors and subgroups are resolved (real robots: tens).
-_MAX_ELEMENTS = {'group': 1000, 'end_effector': 1000, 'group_state': 10_000,
+#: others when end effectors and subgroups are resolved, a chain a walk up the
+#: tree (real robots: tens of each).
+_MAX_ELEMENTS = {'group': 1000, 'chain': 1000, 'end_effector': 1000, 'group_state': 10_000,
                  'virtual_joint': 1000, 'passive_joint': 100_000,
                  'disable_collisions': 1_000_000}
 
@@ -138,7 +139,7 @@ class _Reader:
         name = (root.get('name') or '').strip()
         virtual = tuple(self._virtual_joint(e) for e in root.findall('virtual_joint'))
         for tag, limit in _MAX_ELEMENTS.items():
-            count = len(root.findall(tag))
+            count = sum(1 for _ in root.iter(tag)) if tag == 'chain' else len(root.findall(tag))
             if count > limit:
                 raise DescriptionError(f'the SRDF has {count} <{tag}> elements, more than the '
                                        f'limit of {limit}', kind='size limit')

@@ -186,12 +186,13 @@ class RobotModel:
         if link == base:
             return up
         index = 0
+        position = {name: i for i, name in enumerate(up)}
         down: list[str] = []
         link = base
         while link is not None:
             joint = self._parent_joint(link)
-            if joint.name in up:
-                index = up.index(joint.name) + 1
+            if joint.name in position:
+                index = position[joint.name] + 1
                 break
             down.append(joint.name)
             link = joint.parent_link_model_name
