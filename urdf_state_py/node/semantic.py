@@ -77,17 +77,23 @@ def apply_semantic(setting: SemanticSetting | None, parsed: Model,
     """Write the SRDF's initial positions into ``defaults``; the passive joints' names.
 
     A model the SRDF does not fit (a new URDF without its names) keeps the
-    URDF's defaults and is logged: the description stays in force.
+    URDF's defaults and is logged: the description stays in force. A group
+    state the SRDF lacks (one from the topic, checked only here) is logged and
+    MoveIt's defaults apply without the states.
     """
     if setting is None:
         return frozenset()
     try:
         robot = setting.robot_model(parsed)
-        values = group_state_positions(robot, group_states)
     except DescriptionError as err:
         logger.error(f'The SRDF (from the {setting.origin}) does not fit this robot, '
                      f'ignored: {err}')
         return frozenset()
+    try:
+        values = group_state_positions(robot, group_states)
+    except DescriptionError as err:
+        logger.error(f'initial_group_states not applied: {err}')
+        values = group_state_positions(robot, ())
     for variable, value in values.items():
         if variable in variable_index:
             defaults[variable_index[variable]] = value
