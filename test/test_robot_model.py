@@ -224,6 +224,8 @@ def test_without_srdf_and_with_a_fixed_virtual_joint():
     ('<virtual_joint name="v" type="planar" parent_frame="odom" child_link="nowhere"/>',
      "unknown link 'nowhere'"),
     ('<group name="g"/><group name="g"/>', "'g' is used twice"),
+    ('<virtual_joint name="elbow" type="fixed" parent_frame="w" child_link="base_link"/>',
+     "virtual joint 'elbow' has the name of a joint"),
     ('<!DOCTYPE r [<!ENTITY a "aaaa">]><group name="&a;"/>', 'entity'),
 ])
 def test_bad_srdf_is_an_error_naming_it(body, named):

@@ -248,6 +248,9 @@ def check_semantic(semantic: Semantic, model: Model) -> Semantic:
     names = _Names(model, semantic)
     for virtual in semantic.virtual_joints:
         names.link(virtual.child_link, f"virtual joint '{virtual.name}'")
+        if virtual.name in model.joint_map:
+            raise DescriptionError(f"virtual joint '{virtual.name}' has the name of a joint of "
+                                   f"robot '{model.name}'")
     for group in semantic.groups:
         where = f"group '{group.name}'"
         for joint in group.joints:
