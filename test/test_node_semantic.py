@@ -94,6 +94,8 @@ def test_defaults_and_group_states_before_any_joint_state(probe):
         result, = set_results(probe, node, initial_group_states=['arm/nowhere'])
         assert not result.successful and "no state 'nowhere'" in result.reason
         assert '(states: ready, stretched)' in result.reason
+        result, = set_results(probe, node, initial_group_states=['armready'])
+        assert not result.successful and "'armready' is not GROUP/STATE" in result.reason
         result, = set_results(probe, node, initial_group_states=['base/parked', 'arm/ready'])
         assert result.successful, result.reason
         assert_tf_matches(probe, 's1/', dict(DEFAULTS, wheel_joint=0.25, z_lift=0.3,
