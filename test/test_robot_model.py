@@ -15,7 +15,7 @@ from robot_files import FIXTURES, corpus_params
 
 from urdf_state_py import DescriptionError, load_model_file, load_robot_model
 from urdf_state_py.core.robot_model import ASSUMED_FIXED_ROOT_JOINT, RobotModel
-from urdf_state_py.core.parsers.srdf import load_semantic
+from urdf_state_py.core.parsers.semantic_parsers import load_semantic
 from robot_files import CORPUS
 
 MOBILE = FIXTURES / 'srdf' / 'mobile_arm'
@@ -346,17 +346,56 @@ def test_element_limits():
 def test_the_parser_process_reads_an_srdf_as_the_library_does():
     from urdf_state_py.core.parsers import UrdfXmlParser
     from urdf_state_py.core.parsers.isolated import IsolatedParser, ParseLimits
+    from urdf_state_py.core.parsers.semantic_parsers import SEMANTIC_REQUEST
     from urdf_state_py.core.parsers.srdf import SrdfParser
     from urdf_state_py.core.parsers.xacro_sandbox import RESTRICTED
     text = (FIXTURES / 'srdf' / 'mobile_arm.srdf').read_text()
     parser = IsolatedParser([UrdfXmlParser], ParseLimits(timeout_s=60.0))
     try:
-        result = parser.parse(text, 'srdf', {}, RESTRICTED)
+        result = parser.parse(text, SEMANTIC_REQUEST, {}, RESTRICTED)
         assert result.parser == 'srdf'
         assert result.model == SrdfParser().read(text)
         bomb = ('<!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]>'
                 '<robot name="m"><group name="&b;"/></robot>')
         with pytest.raises(DescriptionError, match='entity declarations are not allowed'):
-            parser.parse(bomb, 'srdf', {}, RESTRICTED)
+            parser.parse(bomb, SEMANTIC_REQUEST, {}, RESTRICTED)
     finally:
         parser.close()
+
+
+class LinesSemantic:
+    """A toy semantic format for the plugin test: 'group NAME JOINT...' lines."""
+
+    name = 'lines'
+
+    def might_handle(self, data):
+        return 0 if data.startswith('group ') else len(data)
+
+    def read(self, data):
+        from urdf_state_py.core.parsers.srdf import Group, Semantic
+        groups = tuple(Group(words[1], joints=tuple(words[2:]))
+                       for words in (line.split() for line in data.splitlines()) if words)
+        return Semantic('mobile_arm', groups=groups)
+
+
+def test_a_semantic_format_plugs_in_as_parsers_do(monkeypatch):
+    import importlib.metadata
+    from urdf_state_py.core.parsers import semantic_parsers as module
+    entry = importlib.metadata.EntryPoint('lines', 'test_robot_model:LinesSemantic',
+                                          module.SEMANTIC_ENTRY_POINT_GROUP)
+    monkeypatch.setattr(module.importlib.metadata, 'entry_points',
+                        lambda group: [entry] if group == module.SEMANTIC_ENTRY_POINT_GROUP
+                        else [])
+    module.semantic_parsers.cache_clear()
+    try:
+        assert sorted(module.semantic_parsers()) == ['lines', 'srdf']
+        model = load_model_file(f'{MOBILE}.urdf')
+        robot = RobotModel(model, load_semantic('group arm elbow wrist_roll\n', model))
+        assert robot.get_joint_model_group('arm').active_joint_model_names == [
+            'elbow', 'wrist_roll']
+        assert module.select_semantic((FIXTURES / 'srdf' / 'mobile_arm.srdf').read_text()) \
+            == 'srdf'
+        with pytest.raises(DescriptionError, match="unknown joint 'knee'"):
+            load_semantic('group leg knee\n', model)
+    finally:
+        module.semantic_parsers.cache_clear()

@@ -37,7 +37,8 @@ from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers.isolated import ParseLimits
 from urdf_state_py.core.parsers.parser_pool import ParserPool
-from urdf_state_py.core.parsers.srdf import Semantic, SrdfParser
+from urdf_state_py.core.parsers.semantic_parsers import SEMANTIC_REQUEST
+from urdf_state_py.core.parsers.srdf import Semantic
 from urdf_state_py.core.parsers.xacro_sandbox import POLICIES, RESTRICTED, TRUSTED
 from .tf_path.fast_path import FastPath
 from .tf_path.joint_state_merger import JointStateMerger, WarnOnce
@@ -202,8 +203,9 @@ class DescriptionLoader:
                       passive_joints=passive)
 
     def read_semantic(self, text: str) -> Semantic:
-        """An SRDF read in the parser process (not yet checked against a robot)."""
-        return self._parser.parse(text, SrdfParser.name, {}, RESTRICTED).model
+        """An SRDF (or a semantic plugin's format) read in the parser process, not yet
+        checked against a robot."""
+        return self._parser.parse(text, SEMANTIC_REQUEST, {}, RESTRICTED).model
 
     def rejected(self, origin: str, error: DescriptionError, keeping: bool,
                  waiting: bool = True) -> str:

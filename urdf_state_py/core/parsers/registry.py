@@ -25,7 +25,7 @@ import inspect
 import logging
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import DescriptionError
@@ -177,15 +177,8 @@ class ParserRegistry:
         text = decode(data)
         name = self.select(text) if parser == 'auto' else parser
         chosen = self.get(name)
-        try:
-            resolved = chosen.resolve_options(options)
-            model, published = chosen.parse_published(text, resolved)
-        except DescriptionError as exc:
-            raise DescriptionError(exc.reason, parser=name, kind=exc.kind) from exc
-        except RecursionError as exc:
-            raise DescriptionError(f'description nested too deeply ({exc})', parser=name) from exc
-        except Exception as exc:  # noqa: BLE001 (a plugin may raise anything)
-            raise DescriptionError(f'{type(exc).__name__}: {exc}', parser=name) from exc
+        model, published = call_parser(
+            name, lambda: chosen.parse_published(text, chosen.resolve_options(options)))
         if not isinstance(model, Model):
             raise DescriptionError(f'parser returned {type(model).__name__}, not a Model',
                                    parser=name)
@@ -203,6 +196,19 @@ class ParserRegistry:
                 and not options.get('base_dir'):
             options['base_dir'] = os.path.dirname(os.path.abspath(path))
         return self.parse(data, name, options)
+
+
+def call_parser(name: str, call: Callable[[], Any]) -> Any:
+    """``call()``, a parser's work, with every failure a DescriptionError naming parser
+    ``name`` (a plugin may raise anything)."""
+    try:
+        return call()
+    except DescriptionError as exc:
+        raise DescriptionError(exc.reason, parser=name, kind=exc.kind) from exc
+    except RecursionError as exc:
+        raise DescriptionError(f'description nested too deeply ({exc})', parser=name) from exc
+    except Exception as exc:  # noqa: BLE001 (a plugin may raise anything)
+        raise DescriptionError(f'{type(exc).__name__}: {exc}', parser=name) from exc
 
 
 def read_file(path: str | os.PathLike) -> bytes:

@@ -327,8 +327,3 @@ def semantic_from_data(data: dict) -> Semantic:
         passive_joints=tuple(data['passive_joints']),
         disabled_collisions=tuple((a, b, r) for a, b, r in data['disabled_collisions']),
         warnings=tuple(data['warnings']))
-
-
-def load_semantic(data: str | bytes, model: Model) -> Semantic:
-    """The SRDF text ``data`` read against ``model`` (see :class:`SrdfParser`)."""
-    return SrdfParser().parse(data, model)

@@ -33,7 +33,8 @@ from functools import cached_property
 from ..errors import DescriptionError
 from ..model import JointType, Model
 from ..parsers.registry import load_model_file, read_file
-from ..parsers.srdf import Group, Semantic, load_semantic
+from ..parsers.semantic_parsers import load_semantic
+from ..parsers.srdf import Group, Semantic
 from .common_roots import common_roots
 from .joint_model import JointModel, VariableBounds, independent_values
 from .joint_model_group import JointModelGroup
