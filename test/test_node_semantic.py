@@ -122,6 +122,15 @@ def test_passive_joints_are_never_reported_missing(probe):
         listed = values['joints never received (names)']
         assert 'finger_a_joint' in listed and 'elbow' in listed
         assert 'finger_b_joint' not in listed and 'finger_c_joint' not in listed
+        # a refused SRDF shows as the last rejection, the passive joints stay passive
+        since = recorder.count()
+        result, = probe.set_parameters(node.name, robot_description_semantic=SRDF.replace(
+            'parent_link="tool0"', 'parent_link="tool7"'))
+        assert not result.successful
+        values, _ = recorder.wait(lambda v, s: any("unknown link 'tool7'" in x
+                                                   for x in v.values()), since,
+                                  what='the refused SRDF on /diagnostics')
+        assert 'finger_b_joint' not in values['joints never received (names)']
     finally:
         node.close()
 

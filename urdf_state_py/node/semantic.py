@@ -109,10 +109,12 @@ class SemanticInput:
     """
 
     def __init__(self, node: Any, loader: Any, guard: Any, parsed: Callable[[], Model | None],
-                 parameter: Callable[[], str],
-                 on_topic: Callable[[SemanticSetting], None]) -> None:
-        """``parameter()``: the robot_description_semantic parameter in effect."""
+                 parameter: Callable[[], str], on_topic: Callable[[SemanticSetting], None],
+                 health: Any, now_ns: Callable[[], int]) -> None:
+        """``parameter()``: the robot_description_semantic parameter in effect; ``health``
+        counts a refused SRDF from the topic (as a refused description)."""
         self._node, self._loader, self._guard = node, loader, guard
+        self._health, self._now_ns = health, now_ns
         self._parsed = parsed
         self._parameter = parameter
         self._on_topic = on_topic
@@ -157,7 +159,9 @@ class SemanticInput:
             if parsed is not None:
                 setting.robot_model(parsed)
         except DescriptionError as err:
-            logger.error(f"SRDF from topic '{self.topic}' refused: {err}")
+            reason = f"SRDF from topic '{self.topic}' refused: {err}"
+            logger.error(reason)
+            self._health.reject_description(err.kind, reason, self._now_ns())
             return
         self.from_topic = setting
         if self._parameter().strip():

@@ -136,7 +136,7 @@ class UrdfStateNode(Node):
         self._semantic = SemanticInput(self, self._loader, self._guard,
                                        lambda: self._loaded and self._loaded.parsed,
                                        lambda: self._cfg['robot_description_semantic'],
-                                       self._on_semantic_topic)
+                                       self._on_semantic_topic, self._health, self._now_ns)
         cfg['semantic'] = self._semantic.startup(cfg['robot_description_semantic'])
 
         # -- topics ------------------------------------------------------------
@@ -422,7 +422,9 @@ class UrdfStateNode(Node):
                 cfg['semantic'] = self._semantic.setting(cfg['robot_description_semantic'],
                                                          cfg['initial_group_states'])
             except DescriptionError as err:
-                raise _Rejected(f"parameter '{semantic_names[0]}': {err}") from None
+                reason = f"parameter '{semantic_names[0]}': {err}"
+                self._health.reject_description(err.kind, reason, self._now_ns())
+                raise _Rejected(reason) from None
             changed.add('semantic')
         if joint_updates:
             try:
