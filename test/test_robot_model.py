@@ -399,3 +399,18 @@ def test_a_semantic_format_plugs_in_as_parsers_do(monkeypatch):
             load_semantic('group leg knee\n', model)
     finally:
         module.semantic_parsers.cache_clear()
+
+
+def test_every_name_docs_srdf_lists_exists(mobile):
+    """docs/srdf.md's API table names only what the objects have."""
+    import re
+    text = (FIXTURES.parents[1] / 'docs' / 'srdf.md').read_text()
+    joint = mobile.get_joint_model('elbow')
+    objects = {'RobotModel': mobile, 'JointModelGroup': mobile.get_joint_model_group('arm'),
+               'JointModel': joint, 'VariableBounds': joint.variable_bounds[0]}
+    for kind, obj in objects.items():
+        row = next(line for line in text.splitlines() if line.startswith(f'| `{kind}` |'))
+        names = re.findall(r'`(\w+)(?:\(|`)', row.split('|')[2])
+        assert len(names) > 3
+        assert [n for n in names if not hasattr(obj, n) and n not in ('Model', 'Revolute')] \
+            == [], kind
