@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from std_msgs.msg import String
 
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers.srdf import Semantic, check_semantic
 from urdf_state_py.core.robot_model import RobotModel, group_state_positions
-from std_msgs.msg import String
 
 from .params import ParamSpec
 from .qos import DESCRIPTION_QOS
