@@ -15,7 +15,7 @@ pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 from robot_files import FIXTURES
 from test_hostile_inputs import DiagnosticsRecorder
-from test_node_harness import LATCHED, NodeUnderTest, compose_poses, transform_map, wait_until
+from node_harness import LATCHED, NodeUnderTest, compose_poses, transform_map, wait_until
 
 from std_msgs.msg import String  # noqa: E402
 
