@@ -227,22 +227,23 @@ sys.exit("not used" in native.loadable().reason)' >/dev/null 2>&1 && return
      --build-temp "$VENV/build/native" >/dev/null 2>&1) || log "warning: native extension not built"
 }
 
-# The 3D view's JavaScript libraries (three.js, urdf-loader): `npm ci` from the committed
-# package-lock.json when node_modules is missing or was installed from another lockfile.
-# Without npm everything else works; `view` then says what to install.
+# The 3D view's JavaScript libraries (three.js, urdf-loader): the step a user runs
+# (`view --install-assets`: the versions package-lock.json pins, sha512-checked) into
+# $VENV/web_lib, again when the lockfile or the list of files changes. Without network
+# everything else works; `view` then says what to run.
 setup_web_assets() {
-  local h stamp="$ROOT/node_modules/.urdf_state_lockfile"
-  h="$(hash_str < "$ROOT/package-lock.json")"
-  [[ -f "$stamp" && "$(cat "$stamp")" == "$h" ]] && return 0
-  if ! command -v npm >/dev/null 2>&1; then
-    log "warning: npm not found: the 3D view (view, demo --web) needs three.js and urdf-loader; install Node.js and npm (apt-get install npm), then run ./dev.sh setup"
-    return 0
-  fi
-  log "installing the 3D view's JavaScript libraries (npm ci from package-lock.json)"
-  if (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error >&2); then
-    printf '%s\n' "$h" > "$stamp"
+  local h; h="$(cat "$ROOT/package-lock.json" "$ROOT/web/assets.json" | hash_str)"
+  [[ -f "$VENV/web_lib/installed.json" ]] && stamp_ok web "$h" && return 0
+  # after a failure (no network), tried again by `./dev.sh setup` only, not by every command
+  [[ "$cmd" != setup ]] && stamp_ok web-failed "$h" && return 0
+  log "installing the 3D view's JavaScript libraries (view --install-assets)"
+  if (cd "$ROOT" && URDF_STATE_WEB_LIB="$VENV/web_lib" "$VENV/bin/python" -m urdf_state_py \
+        view --install-assets >&2); then
+    stamp_set web "$h"
   else
-    log "warning: npm ci failed: the 3D view will say what is missing"
+    stamp_set web-failed "$h"
+    log "warning: the 3D view's libraries could not be installed (./dev.sh setup tries again);" \
+        "view says what to run"
   fi
 }
 
@@ -292,6 +293,9 @@ without_our_venvs() {
 
 setup_env() {
   choose_env
+  # Also for the set-up: setup.py finds rcl, rmw and rcutils (the native build) in the index.
+  AMENT_PREFIX_PATH="$(without_our_venvs "${AMENT_PREFIX_PATH:-}")"
+  export AMENT_PREFIX_PATH="$VENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
   mkdir -p "$ROOT/.venv"
   if command -v flock >/dev/null 2>&1; then
     exec 9>"$ROOT/.venv/.setup.lock"
@@ -299,8 +303,8 @@ setup_env() {
   fi
   migrate_flat_venv
   if [[ "$MODE" == distro ]]; then setup_distro; else setup_wheels "$DISTRO"; fi
-  setup_web_assets
   setup_package
+  setup_web_assets
   if command -v flock >/dev/null 2>&1; then exec 9>&-; fi
 
   # ---- runtime environment: loopback only, own domain
@@ -317,9 +321,8 @@ setup_env() {
   # The distro this environment runs (tests and tools report it; not ROS_DISTRO,
   # which would make a nested ./dev.sh take the wheels for a sourced distro).
   export URDF_STATE_DISTRO="$DISTRO"
-  AMENT_PREFIX_PATH="$(without_our_venvs "${AMENT_PREFIX_PATH:-}")"
-  export AMENT_PREFIX_PATH="$VENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
   export PYTHONUNBUFFERED=1
+  export URDF_STATE_WEB_LIB="$VENV/web_lib"   # where setup_web_assets installs them
   export VIRTUAL_ENV="$VENV"
   export PATH="$VENV/bin:$(without_our_venvs "$PATH")"
   PY="$VENV/bin/python"

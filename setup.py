@@ -1,8 +1,5 @@
-import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 from glob import glob
 
@@ -30,54 +27,17 @@ def _tree(folder):
 
 
 NATIVE_SRC = os.path.join('urdf_state_py', 'node', 'tf_path', '_native')
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def _web_libraries():
-    """(library, path) of every npm file the 3D view serves, as web/assets.json lists them
-    (none without that file)."""
-    try:
-        with open(os.path.join('web', 'assets.json'), encoding='utf-8') as f:
-            libraries = json.load(f)['libraries']
-    except FileNotFoundError:
-        return []
-    return [(library, path) for library, paths in sorted(libraries.items()) for path in paths]
-
-
-def _npm_ci_when_missing(files):
-    """True when ``files`` exist, after running ``npm ci`` (package-lock.json) if some did not.
-
-    A clean clone has no node_modules: a plain colcon build or pip install must still
-    produce a working 3D view, so the build brings the libraries in itself. Without npm
-    (or with URDF_STATE_BUILD_WEB=0) the rest of the package builds and the view says
-    what to install.
-    """
-    if all(os.path.isfile(f) for f in files):
-        return True
-    npm = shutil.which('npm')
-    if os.environ.get('URDF_STATE_BUILD_WEB', '1') == '0' or npm is None:
-        print('urdf_state_py: the 3D view\'s JavaScript libraries are not installed '
-              '(URDF_STATE_BUILD_WEB=0 or no npm): install Node.js and npm, then rebuild; '
-              'everything else works', file=sys.stderr)
-        return False
-    print('urdf_state_py: npm ci (three.js, urdf-loader for the 3D view)', file=sys.stderr)
-    subprocess.run([npm, 'ci', '--no-audit', '--no-fund', '--loglevel=error'], cwd=HERE,
-                   check=False, stdout=sys.stderr)
-    return all(os.path.isfile(f) for f in files)
 
 
 def _web_data_files():
-    """The page (web/) and, when npm could provide them, its libraries under web/lib/."""
-    sources = {(library, path): os.path.join('node_modules', library, path)
-               for library, path in _web_libraries()}
-    entries = _tree('web')
-    if not _npm_ci_when_missing(sources.values()):
-        return entries
-    by_dir = {}
-    for (library, path), source in sources.items():
-        target = os.path.join(share, 'web', 'lib', library, os.path.dirname(path))
-        by_dir.setdefault(target, []).append(source)
-    return entries + sorted(by_dir.items())
+    """The 3D view's page (web/) and the lockfile that pins its libraries.
+
+    The libraries themselves (three.js, urdf-loader) are not installed by the build, which
+    must work without network (a build farm): `ros2 urdf view --install-assets` fetches
+    the versions package-lock.json pins, checks their sha512 and installs them for the user
+    (docs/view.md).
+    """
+    return _tree('web') + [(os.path.join(share, 'web'), ['package-lock.json'])]
 
 
 def _package_version(prefix, package):
@@ -90,38 +50,55 @@ def _package_version(prefix, package):
     return found.group(1) if found else 'unknown'
 
 
-def _ros_prefix():
-    """The ROS 2 install prefix holding rcl's headers and library: this Python's
-    prefix (a venv with the PyPI wheels) or one of AMENT_PREFIX_PATH (a sourced distro)."""
-    candidates = [sys.prefix] + os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep)
-    for prefix in filter(None, candidates):
-        if (os.path.isfile(os.path.join(prefix, 'include', 'rcl', 'rcl', 'version.h'))
-                and glob(os.path.join(prefix, 'lib', 'librcl.*'))):
-            return prefix
-    return None
+#: The packages the native hot path is built against (package.xml's build_depend), and
+#: the libraries of theirs it links (sensor_msgs: JointState's C type support, for the
+#: subscription the extension owns).
+NATIVE_DEPENDS = ('rcl', 'rmw', 'rcutils', 'sensor_msgs')
+NATIVE_LIBRARIES = ('rcl', 'rmw', 'rcutils', 'sensor_msgs__rosidl_typesupport_c')
+
+
+def _native_prefixes():
+    """Install prefixes of NATIVE_DEPENDS, from the ament index (a sourced distro or
+    workspace, or the PyPI wheels' venv with AMENT_PREFIX_PATH set); None when one is not
+    indexed or ament_index_python is absent (a pip install without ROS 2)."""
+    try:
+        from ament_index_python.packages import PackageNotFoundError, get_package_prefix
+    except ImportError:
+        return None
+    try:
+        return {name: get_package_prefix(name) for name in NATIVE_DEPENDS}
+    except (PackageNotFoundError, LookupError, OSError):
+        return None
 
 
 def _native_extensions():
-    """The native hot path, when rcl's headers are here (else none: the Python path serves).
+    """The native hot path, built against the declared rcl, rmw, rcutils and sensor_msgs
+    (else none: the executor serves).
 
     URDF_STATE_BUILD_NATIVE=0 skips it. What it was built against (the rcl and
     rmw versions, the prefix) is compiled in: native.py compares that with the
     rcl and rmw loaded at run time and never uses a build for another distro.
     """
-    prefix = _ros_prefix()
-    if os.environ.get('URDF_STATE_BUILD_NATIVE', '1') == '0' or prefix is None:
-        print('urdf_state_py: native hot path not built (URDF_STATE_BUILD_NATIVE=0 or no rcl '
-              'headers found); the Python hot path serves joint_states', file=sys.stderr)
+    prefixes = _native_prefixes()
+    if os.environ.get('URDF_STATE_BUILD_NATIVE', '1') == '0' or prefixes is None:
+        print('urdf_state_py: native hot path not built (URDF_STATE_BUILD_NATIVE=0, or '
+              f"{', '.join(NATIVE_DEPENDS)} not in the ament index); the Python hot path "
+              'serves joint_states', file=sys.stderr)
         return []
-    include = os.path.join(prefix, 'include')
-    lib = os.path.join(prefix, 'lib')
+    prefix = prefixes['rcl']
+    roots = sorted(set(prefixes.values()))
+    # ROS 2 installs each package's headers in include/<package>/ (since Humble); rcl's
+    # headers include those of its own dependencies, installed beside them.
+    include_dirs = [d for root in roots for d in sorted(glob(os.path.join(root, 'include', '*')))]
+    lib_dirs = [os.path.join(root, 'lib') for root in roots]
     built = {key: _package_version(prefix, key) for key in ('rcl', 'rmw')}
     built['prefix'] = os.path.realpath(prefix)
     return [Extension(
         'urdf_state_py.node.tf_path._urdf_state_native',
         sources=sorted(glob(os.path.join(NATIVE_SRC, '*.c'))),
-        include_dirs=[include] + sorted(glob(os.path.join(include, '*'))),
-        library_dirs=[lib], runtime_library_dirs=[lib], libraries=['rcl', 'rmw', 'rcutils', 'sensor_msgs__rosidl_typesupport_c', 'dl', 'm'],
+        include_dirs=include_dirs,
+        library_dirs=lib_dirs, runtime_library_dirs=lib_dirs,
+        libraries=[*NATIVE_LIBRARIES, 'dl', 'm'],
         define_macros=[(f'URDF_STATE_BUILT_{k.upper()}', '"%s"' % v) for k, v in built.items()
                        if k != 'rcl'],
         # -ffp-contract=off: no fused multiply-add, so the loop rounds as numpy does.

@@ -14,7 +14,7 @@ Arguments:
                 xacro (a later xacro.args change re-expands them), and the
                 container trusts every LoadNode (anyone on the DDS domain could
                 then load a description that runs code: see docs/security.md)
-  use_sim_time  use /clock in every robot
+  use_sim_time  use /clock in every robot and the container
 
 Each robot is an ``urdf_state_py::UrdfState`` component: the same node, parameters,
 topics and QoS as ``ros2 run urdf_state_py urdf_state``, under its namespace
@@ -64,7 +64,8 @@ def _launch_fleet(context, *args, **kwargs):
     return [ComposableNodeContainer(
         package=PACKAGE, executable='urdf_state_container', namespace='',
         name=LaunchConfiguration('container').perform(context), output='screen',
-        parameters=[{'load_node.trusted': trusted,
+        # use_sim_time for the container too: it stamps every robot's /diagnostics
+        parameters=[{'load_node.trusted': trusted, 'use_sim_time': sim_time,
                      'load_node.max_robots': max(64, len(robots))}],
         composable_node_descriptions=components)]
 

@@ -14,6 +14,10 @@ Arguments:
                 ``source_list``; "" -- the default -- reads joint_states as
                 robot_state_publisher does); non-empty: the merged state is published
                 on joint_states
+  srdf          MoveIt SRDF file of the robot ("" -- the default -- none: the node then
+                reads the robot_description_semantic topic); see docs/srdf.md
+  initial_group_states  SRDF group states "GROUP/STATE" separated by spaces, applied
+                over MoveIt's default positions (with publish_default_positions)
   params_file   parameters file (default: config/urdf_state.yaml of this package);
                 the arguments above override what it says (zeros.<joint>,
                 dependent_joints.<joint>.*, rate, integrate_velocity,
@@ -56,6 +60,9 @@ ARGUMENTS = {
     'use_sim_time': ('false', 'use simulation (/clock) time'),
     'source_list': ('', 'joint state topics to merge, "arm/joint_states gripper/joint_states" '
                         '(the node then publishes the merged state on joint_states)'),
+    'srdf': ('', 'MoveIt SRDF file of the robot (the node\'s robot_description_semantic)'),
+    'initial_group_states': ('', 'SRDF group states "arm/ready hand/open" applied over MoveIt\'s '
+                                 'default positions'),
     'params_file': (PathJoinSubstitution([FindPackageShare(PACKAGE), 'config', 'urdf_state.yaml']),
                     'parameters file; the other arguments override its values'),
 }
@@ -81,6 +88,13 @@ def _launch_node(context, *args, **kwargs):
     source_list = shlex.split(LaunchConfiguration('source_list').perform(context))
     if source_list:
         overrides['source_list'] = source_list   # as xacro.args: [] would carry no type
+    srdf = LaunchConfiguration('srdf').perform(context)
+    if srdf:
+        with open(os.path.abspath(os.path.expanduser(srdf)), encoding='utf-8') as stream:
+            overrides['robot_description_semantic'] = ParameterValue(stream.read(), value_type=str)
+    group_states = shlex.split(LaunchConfiguration('initial_group_states').perform(context))
+    if group_states:
+        overrides['initial_group_states'] = group_states
     params_file = LaunchConfiguration('params_file').perform(context)
     parameters = ([params_file] if params_file else []) + [overrides]
     return [Node(

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from test_node_harness import compose_poses
+from node_harness import compose_poses
 
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model

@@ -50,13 +50,13 @@ def repo_root():
 
 @pytest.fixture(scope='module')
 def probe():
-    """The test side of the node tests (see ``test_node_harness.Probe``), one per module.
+    """The test side of the node tests (see ``node_harness.Probe``), one per module.
 
     The harness is imported here, not at the top, so that the ROS-free test
     modules stay importable (and runnable) without rclpy; without it, the
     tests using this fixture are skipped.
     """
-    from test_node_harness import Probe
+    from node_harness import Probe
     p = Probe()
     yield p
     p.close()

@@ -27,8 +27,8 @@ from rcl_interfaces.srv import GetParameters  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
-from test_node_harness import (DEADLINE, NS, as_parameter, compose_poses,  # noqa: E402
-                               transform_map, wait_until)
+from node_harness import (DEADLINE, NS, as_parameter, compose_poses,  # noqa: E402
+                          transform_map, wait_until)
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.node.process.load_request import PACKAGE, PLUGIN  # noqa: E402
 

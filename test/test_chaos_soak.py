@@ -39,7 +39,7 @@ from test_hostile_inputs import KEEP_ALL, NODE, PREFIX, TOY, DiagnosticsRecorder
 from test_joint_state_cdr import mutations
 from test_node_descriptions import robot
 from test_isolated_parser import macro_bomb
-from test_node_harness import _Spinner, set_parameters, transform_map, wait_until
+from node_harness import _Spinner, set_parameters, transform_map, wait_until
 from test_xacro_sandbox import CODE_ATTACKS
 
 pytestmark = pytest.mark.ros

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.ros
 
 from container_harness import Container, assert_tf_matches_fk  # noqa: E402
 from robot_files import CORPUS, FIXTURES, H1_2, HAS_CORPUS, RSP_FIXTURES  # noqa: E402
-from test_node_harness import wait_until  # noqa: E402
+from node_harness import wait_until  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
 
 MOVING = (RSP_FIXTURES / 'two_links_moving_joint.urdf').read_text()

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.ros
 from container_harness import Container, answer_to, assert_tf_matches_fk  # noqa: E402
 from robot_files import FIXTURES, H1_2, RSP_FIXTURES  # noqa: E402
 from test_isolated_parser import macro_bomb  # noqa: E402
-from test_node_harness import DEADLINE, wait_until  # noqa: E402
+from node_harness import DEADLINE, wait_until  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
 
 MOVING = (RSP_FIXTURES / 'two_links_moving_joint.urdf').read_text()

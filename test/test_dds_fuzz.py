@@ -40,7 +40,7 @@ import pytest
 pytestmark = pytest.mark.ros
 
 from test_hostile_inputs import KEEP_ALL, NODE, PREFIX, TOY, NodeProcess, send_good, serialized
-from test_node_harness import LATCHED, wait_until
+from node_harness import LATCHED, wait_until
 
 SOURCE = os.path.join(os.path.dirname(__file__), 'dds_fuzz', 'raw_writer.cpp')
 SEED = 17

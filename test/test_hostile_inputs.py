@@ -27,7 +27,7 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from test_node_harness import NS, transform_map, wait_until
+from node_harness import NS, transform_map, wait_until
 
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from rclpy.serialization import serialize_message  # noqa: E402

@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 LAUNCH_FILE = REPO / 'launch' / 'urdf_state.launch.py'
 CONFIG_FILE = REPO / 'config' / 'urdf_state.yaml'
 LAUNCH_ARGUMENTS = {'model', 'xacro_args', 'namespace', 'frame_prefix', 'use_sim_time',
-                    'source_list', 'params_file'}
+                    'source_list', 'srdf', 'initial_group_states', 'params_file'}
 # Declared by rclpy itself (or by QoS overriding), not by the node's code.
 INFRASTRUCTURE = {'use_sim_time', 'start_type_description_service'}
 
@@ -104,7 +104,7 @@ def test_launch_node_action_parameters(tmp_path):
     context.launch_configurations.update({
         'model': str(model), 'xacro_args': 'p:=x "q:=a b"', 'namespace': 'ns',
         'frame_prefix': 'left/', 'use_sim_time': 'true', 'params_file': str(CONFIG_FILE),
-        'source_list': ''})
+        'source_list': '', 'srdf': '', 'initial_group_states': ''})
     module = _load_launch_module()
     (node,) = module._launch_node(context)
     assert isinstance(node, Node)
@@ -132,10 +132,23 @@ def test_launch_passes_source_list_through(tmp_path):
     context = LaunchContext()
     context.launch_configurations.update({
         'model': str(model), 'xacro_args': '', 'namespace': '', 'frame_prefix': '',
-        'use_sim_time': 'false', 'params_file': '', 'source_list': 'arm/joint_states grip'})
+        'use_sim_time': 'false', 'params_file': '', 'source_list': 'arm/joint_states grip',
+        'srdf': '', 'initial_group_states': ''})
     assert _launch_overrides(context, module)['source_list'] == ['arm/joint_states', 'grip']
     context.launch_configurations['source_list'] = ''
     assert 'source_list' not in _launch_overrides(context, module)
+    # srdf:=FILE passes its contents, initial_group_states:="a/b c/d" a string array
+    srdf = tmp_path / 'robot.srdf'
+    srdf.write_text('<robot name="r"/>')
+    context.launch_configurations.update({'srdf': str(srdf),
+                                          'initial_group_states': 'arm/ready hand/open'})
+    overrides = _launch_overrides(context, module)
+    assert overrides['initial_group_states'] == ['arm/ready', 'hand/open']
+    assert overrides['robot_description_semantic'].value == '<robot name="r"/>'
+    context.launch_configurations.update({'srdf': '', 'initial_group_states': ''})
+    overrides = _launch_overrides(context, module)
+    assert 'robot_description_semantic' not in overrides
+    assert 'initial_group_states' not in overrides
 
 
 # --------------------------------------------------------------------------- config

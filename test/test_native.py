@@ -218,7 +218,7 @@ def test_c_floor_loop_serves_and_stops(probe, module):
     import rclpy
     from rclpy.qos import qos_profile_sensor_data
     from tf2_msgs.msg import TFMessage
-    from test_node_harness import wait_until
+    from node_harness import wait_until
 
     from urdf_state_py.node.tf_path.hot_path import HotPath, MessageErrors
     from urdf_state_py.tools.bench.driver import RawTfSource

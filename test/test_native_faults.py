@@ -18,7 +18,7 @@ pytest.importorskip('rclpy')
 
 from test_hostile_inputs import DiagnosticsRecorder  # noqa: E402
 from test_native_node import native_node, side, switch  # noqa: E402,F401 (fixtures)
-from test_node_harness import wait_until  # noqa: E402
+from node_harness import wait_until  # noqa: E402
 from test_node_hot_path import send_until_tf  # noqa: E402
 
 

@@ -21,7 +21,7 @@ pytest.importorskip('rclpy')
 from rclpy.qos import DurabilityPolicy, ReliabilityPolicy  # noqa: E402
 from rclpy.serialization import serialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
-from test_node_harness import NodeUnderTest, wait_until  # noqa: E402
+from node_harness import NodeUnderTest, wait_until  # noqa: E402
 from test_node_hot_path import GeneralPath, RawSide, send_until_tf  # noqa: E402
 from test_node_joint_states import TOY  # noqa: E402
 

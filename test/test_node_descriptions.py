@@ -17,8 +17,8 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from test_node_harness import (DEADLINE, LATCHED, NodeUnderTest, transform_map,
-                               wait_until)
+from node_harness import (DEADLINE, LATCHED, NodeUnderTest, transform_map,
+                          wait_until)
 
 from rcl_interfaces.srv import GetParameters  # noqa: E402 (after the harness' importorskip)
 from std_msgs.msg import String  # noqa: E402

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 from test_hostile_inputs import TOY, DiagnosticsRecorder, serialized
 from test_joint_states import make_merger
-from test_node_harness import NodeUnderTest
+from node_harness import NodeUnderTest
 
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402

@@ -6,7 +6,7 @@ import pytest
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 from test_hostile_inputs import TOY
-from test_node_harness import LATCHED, NodeUnderTest, wait_until
+from node_harness import LATCHED, NodeUnderTest, wait_until
 
 from std_msgs.msg import String  # noqa: E402
 

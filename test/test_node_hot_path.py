@@ -17,7 +17,7 @@ import pytest
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 from robot_files import H1_2, corpus_file  # noqa: E402
-from test_node_harness import NS, NodeUnderTest, Probe, _Spinner, wait_until  # noqa: E402
+from node_harness import NS, NodeUnderTest, Probe, _Spinner, wait_until  # noqa: E402
 from test_node_joint_states import MULTI_DOF, TOY  # noqa: E402
 
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402

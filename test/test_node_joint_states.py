@@ -10,8 +10,8 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from test_node_harness import (LATCHED, NodeUnderTest, compose_poses, transform_map,
-                               wait_until)
+from node_harness import (LATCHED, NodeUnderTest, compose_poses, transform_map,
+                          wait_until)
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
 
@@ -286,3 +286,13 @@ def test_description_topic_and_namespace(probe):
     finally:
         probe.node.destroy_publisher(pub)
         node.close()
+
+
+def test_compose_poses_chains_transforms():
+    a = np.eye(4)
+    a[0, 3] = 1.0
+    b = np.eye(4)
+    b[1, 3] = 2.0
+    poses = compose_poses({'x': ('root', a), 'y': ('x', b), 'z': ('nowhere', a)}, 'root')
+    assert np.allclose(poses['y'][:3, 3], [1.0, 2.0, 0.0])
+    assert 'z' not in poses

@@ -14,7 +14,7 @@ import pytest
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 from robot_files import CORPUS, H1_2, corpus_params
-from test_node_harness import NodeUnderTest, compose_poses, transform_map, wait_until
+from node_harness import NodeUnderTest, compose_poses, transform_map, wait_until
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
 

@@ -10,7 +10,7 @@ import pytest
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 from robot_files import RSP_FIXTURES
-from test_node_harness import NodeUnderTest, transform_map, wait_until
+from node_harness import NodeUnderTest, transform_map, wait_until
 
 FIXED = (RSP_FIXTURES / 'two_links_fixed_joint.urdf').read_text()
 MOVING = (RSP_FIXTURES / 'two_links_moving_joint.urdf').read_text()

@@ -27,7 +27,7 @@ import pytest
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 from robot_files import H1_2
-from test_node_harness import wait_until
+from node_harness import wait_until
 from sensor_msgs.msg import JointState  # noqa: E402 - after the harness's importorskip
 from urdf_state_py.core.parsers import load_model
 from urdf_state_py.node.process.loopback import loopback_env

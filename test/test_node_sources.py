@@ -81,7 +81,7 @@ class NodeProcess(_HostileProcess):
 
     def wait_logged(self, text: str) -> bool:
         """Whether ``text`` is logged within the deadline (the log pipe may lag behind DDS)."""
-        from test_node_harness import wait_until
+        from node_harness import wait_until
         return bool(wait_until(lambda: self.logged(text), DEADLINE, f'the log line {text!r}'))
 
 
@@ -107,7 +107,7 @@ class JointStatesRecorder:
 
     def wait(self, predicate, what, since=0):
         """The newest message received after the ``since``-th for which ``predicate`` holds."""
-        from test_node_harness import wait_until
+        from node_harness import wait_until
 
         def find():
             with self.lock:
@@ -116,7 +116,7 @@ class JointStatesRecorder:
 
     def send(self, topic, stamp_ns, names, position=(), velocity=(), effort=()):
         from sensor_msgs.msg import JointState
-        from test_node_harness import wait_until
+        from node_harness import wait_until
         pub = self.pubs.get(topic)
         if pub is None:
             pub = self.pubs[topic] = self.probe.node.create_publisher(
@@ -197,7 +197,7 @@ def test_zeros_before_any_source_then_replaced(probe, node):
 
     def readers(topic):
         return [i.node_name for i in graph.get_subscriptions_info_by_topic(topic)]
-    from test_node_harness import wait_until
+    from node_harness import wait_until
     wait_until(lambda: readers(f'{NAMESPACE}/arm') == ['src_node'], DEADLINE, 'one reader')
     assert 'src_node' not in readers(f'{NAMESPACE}/joint_states')   # no loop
     since, t = probe.mark(), probe.now_ns()
@@ -238,7 +238,7 @@ def test_two_sources_merge_and_newest_wins(probe, node):
 
 def test_joint_states_is_what_tf_implies(probe, node):
     """Every frame of the accumulated /tf against the library's FK of /joint_states."""
-    from test_node_harness import compose_poses, transform_map
+    from node_harness import compose_poses, transform_map
     from urdf_state_py.core.kinematics import Kinematics
     from urdf_state_py.core.joint_overrides import DependentJoint, apply_overrides
     from urdf_state_py.core.parsers import load_model
@@ -338,7 +338,7 @@ def test_bad_values_at_start_up_are_ignored_with_one_error_each(probe, tmp_path)
                 "'zeros.m': 'm' is a mimic joint",
                 "'zeros.ghost': 'ghost' is not a movable joint",
                 "'dependent_joints.d': parent 'ghost' is not a joint"]
-    from test_node_harness import wait_until
+    from node_harness import wait_until
     try:
         wait_until(lambda: process.logged("Robot 'srcbot' loaded"), DEADLINE, 'the model')
         for text in expected:
@@ -355,7 +355,7 @@ def test_integrate_velocity_on_plain_joint_states(probe, tmp_path):
     published on joint_states, and a run-time integrate_velocity is refused when the
     node started without one."""
     from sensor_msgs.msg import JointState
-    from test_node_harness import wait_until
+    from node_harness import wait_until
     params = {'robot_description': MODEL, 'frame_prefix': PREFIX.replace('srcs', 'plain'),
               'publish_frequency': 0.0, 'integrate_velocity': ['w'],
               'qos_overrides': {'/plainjs/joint_states': {'subscription': {

@@ -17,7 +17,7 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from test_node_harness import wait_until
+from node_harness import wait_until
 from test_node_shutdown import LOADING_LINKS, NodeProcess, big_tree
 from rcl_interfaces.srv import SetParameters  # noqa: E402 - after the harness's importorskip
 from rclpy.parameter import Parameter  # noqa: E402

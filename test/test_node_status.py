@@ -13,7 +13,7 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from test_node_harness import NodeUnderTest  # noqa: E402 - after the harness' importorskip
+from node_harness import NodeUnderTest  # noqa: E402 - after the harness' importorskip
 
 ARM = Path(__file__).resolve().parent / 'fixtures' / 'urdfdom_arm.urdf'
 

@@ -15,7 +15,7 @@ import pytest
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 from robot_files import FIXTURES, H1_2 as H1_2_PATH, corpus_file, corpus_params
-from test_node_harness import NodeUnderTest, compose_poses, transform_map, wait_until
+from node_harness import NodeUnderTest, compose_poses, transform_map, wait_until
 from test_node_robots import random_state
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model

@@ -1,5 +1,6 @@
 """ParserRegistry: discovery through entry points, selection, options, error wrapping."""
 
+import contextlib
 import logging
 import textwrap
 
@@ -253,7 +254,35 @@ def _install_plugin(tmp_path, monkeypatch, entry_points):
     monkeypatch.syspath_prepend(str(tmp_path))
 
 
-def test_plugin_from_a_real_entry_point(tmp_path, monkeypatch, caplog):
+@contextlib.contextmanager
+def registry_warnings():
+    """The messages the registry's logger warns with inside the block.
+
+    Read through a handler on that logger itself, not pytest's caplog: caplog's handler
+    sits on the root logger, and where launch is imported (launch_testing's pytest plugin,
+    loaded in every ROS 2 distro) launch.logging makes every logger created afterwards
+    non-propagating (its LaunchLogger class), so nothing reaches the root
+    (pytest-dev/pytest#3697).
+    """
+    messages = []
+
+    class Recorder(logging.Handler):
+        def emit(self, record):
+            messages.append(record.getMessage())
+
+    handler = Recorder(logging.WARNING)
+    logger = logging.getLogger('urdf_state_py.core.parsers.registry')
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
+    try:
+        yield messages
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def test_plugin_from_a_real_entry_point(tmp_path, monkeypatch):
     _install_plugin(tmp_path, monkeypatch, {
         'mine': 'plugin_pkg.my_parser:MyParser',
         'broken': 'plugin_pkg.does_not_exist:Nope',
@@ -261,11 +290,10 @@ def test_plugin_from_a_real_entry_point(tmp_path, monkeypatch, caplog):
         # Same name and class as the built-in: not a duplicate, no warning.
         'urdf': 'urdf_state_py.core.parsers.urdf_xml:UrdfXmlParser',
     })
-    with caplog.at_level(logging.WARNING, logger='urdf_state_py.core.parsers.registry'):
+    with registry_warnings() as warnings:
         reg = ParserRegistry.from_entry_points()
     # (urdf_parser_py: this package's own plugin, from its installed entry point)
     assert reg.names() == ('mine', 'urdf', 'urdf_parser_py', 'xacro')
-    warnings = [r.getMessage() for r in caplog.records]
     assert any("'broken'" in w and 'plugin_pkg.does_not_exist' in w for w in warnings)
     assert any("'notaparser'" in w and 'not a Parser subclass' in w for w in warnings)
     assert not any("'urdf'" in w for w in warnings)
@@ -279,13 +307,12 @@ def test_plugin_from_a_real_entry_point(tmp_path, monkeypatch, caplog):
     assert reg.parse(URDF).name == 'r'
 
 
-def test_plugin_cannot_replace_a_builtin(tmp_path, monkeypatch, caplog):
+def test_plugin_cannot_replace_a_builtin(tmp_path, monkeypatch):
     _install_plugin(tmp_path, monkeypatch, {'xacro': 'plugin_pkg.my_parser:MyParser'})
-    with caplog.at_level(logging.WARNING, logger='urdf_state_py.core.parsers.registry'):
+    with registry_warnings() as warnings:
         reg = ParserRegistry.from_entry_points()
     assert isinstance(reg.get('xacro'), XacroParser)
-    assert any("'xacro'" in r.getMessage() and 'already registered' in r.getMessage()
-               for r in caplog.records)
+    assert any("'xacro'" in w and 'already registered' in w for w in warnings)
 
 
 def test_parse_published_expands_xacro_once_and_returns_plain_text_as_given(monkeypatch):

@@ -1,6 +1,5 @@
 """One small hand-made description per validation rule of the URDF parser and the model."""
 
-import math
 import time
 
 import pytest
@@ -246,11 +245,20 @@ def test_strict_numbers(bad):
             "joint 'j' origin xyz")
 
 
-def test_infinite_limit_is_rejected_by_the_model():
-    rejects(robot(links('a', 'b') + joint(
-        'j', 'a', 'b', 'revolute', '<limit lower="-inf" upper="1" effort="1" velocity="1"/>')),
-        "joint 'j' limit has a non-finite value")
-    assert math.isinf(float('-inf'))
+@pytest.mark.parametrize('value, error', [
+    *[(v, "joint 'j' limit has a non-finite value")
+      for v in ('-inf', 'inf', 'Infinity', 'nan', '-NaN')],
+    # float() would give inf: the parser says the number itself is out of range
+    *[(v, f"'{v}' is out of range") for v in ('1e999', '-1e400')],
+])
+@pytest.mark.parametrize('attribute', ['lower', 'upper', 'effort', 'velocity'])
+def test_non_finite_limit_is_rejected(attribute, value, error):
+    """Every spelling Python's float() turns into inf or nan, in every attribute of <limit>:
+    none reaches the model as a joint limit."""
+    values = {'lower': '-1', 'upper': '1', 'effort': '1', 'velocity': '1'}
+    values[attribute] = value
+    limit = '<limit %s/>' % ' '.join(f'{k}="{v}"' for k, v in values.items())
+    rejects(robot(links('a', 'b') + joint('j', 'a', 'b', 'revolute', limit)), error)
 
 
 # -- security -----------------------------------------------------------------

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 from test_hostile_inputs import (CASES, KEEP_ALL, NODE, DiagnosticsRecorder, NodeProcess,
                                  serialized)
-from test_node_harness import _Spinner, wait_until
+from node_harness import _Spinner, wait_until
 
 import rclpy  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402

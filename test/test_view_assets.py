@@ -5,8 +5,10 @@
   page's own modules), so nothing is fetched from elsewhere;
 * the lockfile pins exactly the versions package.json asks for;
 * ``setup.py install_data`` (what colcon and pip run) puts the page and the
-  listed files under ``share/urdf_state_py/web``, where the view finds and
-  serves them.
+  lockfile under ``share/urdf_state_py/web``, no library (the build has no
+  network); ``view --install-assets`` puts the listed files in a user folder,
+  where the view finds and serves them (tests of that step:
+  test_view_npm_install.py).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from urdf_state_py.tools.view.assets import load_assets
+from urdf_state_py.tools.view.npm_install import COMMAND, default_dir
 
 REPO = Path(__file__).resolve().parents[1]
 LISTED = json.loads((REPO / 'web' / 'assets.json').read_text())['libraries']
@@ -27,11 +30,13 @@ IMPORT_MAP = json.loads(re.search(r'<script type="importmap">(.*?)</script>',
                                   (REPO / 'web' / 'index.html').read_text(), re.S).group(1))
 
 
-def _needs_node_modules() -> Path:
-    root = REPO / 'node_modules'
-    if not all((root / lib / path).is_file() for lib, paths in LISTED.items() for path in paths):
-        pytest.skip('node_modules is not installed here (npm ci has not run: no npm?)')
-    return root
+def _libraries() -> Path:
+    """The folder holding the listed files: ``view --install-assets``'s (./dev.sh setup runs it
+    into $URDF_STATE_WEB_LIB), else node_modules after ``npm ci``."""
+    for root in (default_dir(), REPO / 'node_modules'):
+        if all((root / lib / path).is_file() for lib, paths in LISTED.items() for path in paths):
+            return root
+    pytest.skip(f'the view\'s libraries are not installed ({COMMAND})')
 
 
 def _url_of(specifier: str, importer_url: str) -> str:
@@ -49,7 +54,7 @@ def _url_of(specifier: str, importer_url: str) -> str:
 
 
 def test_every_import_is_a_listed_file():
-    root = _needs_node_modules()
+    root = _libraries()
     served = {f'/lib/{lib}/{path}': root / lib / path for lib, paths in LISTED.items()
               for path in paths}
     served.update({f'/app/{p.name}': p for p in (REPO / 'web').glob('*.js')})
@@ -75,20 +80,24 @@ def test_the_lockfile_pins_what_package_json_asks_for():
         assert entry['version'] == version and entry['integrity'].startswith('sha512-')
 
 
-def test_an_installed_package_serves_the_page_without_the_source_tree(tmp_path):
-    _needs_node_modules()
+def test_an_installed_package_serves_the_page_without_the_source_tree(tmp_path, monkeypatch):
+    """install_data (colcon, pip) needs no network and installs no library; with the
+    libraries of ``--install-assets`` the installed page is served from share/."""
+    libraries = _libraries()
     subprocess.run([sys.executable, 'setup.py', '-q', 'install_data', '-d', str(tmp_path)],
                    cwd=REPO, check=True, capture_output=True, timeout=300,
                    env={'URDF_STATE_BUILD_NATIVE': '0', 'PATH': '/usr/bin:/bin'})
     web = tmp_path / 'share' / 'urdf_state_py' / 'web'
-    assets = load_assets(web, web / 'lib')
-    assert all(str(path).startswith(str(web)) for path in assets.files.values())
+    assert not (web / 'lib').exists() and (web / 'package-lock.json').is_file()
+    assets = load_assets(web, libraries)
+    assert all(str(path).startswith(str(web)) for url, path in assets.files.items()
+               if not url.startswith('/lib/'))
     assert {'/', '/app/main.js', '/lib/three/build/three.module.js'} <= set(assets.files)
-    assert (web / 'lib' / 'three' / 'LICENSE').is_file()
+    assert (libraries / 'three' / 'LICENSE').is_file()
 
 
 def test_missing_libraries_say_what_to_install(tmp_path, monkeypatch):
-    """Without npm's files (no npm at build time), view names the missing file and the fix."""
+    """Without the libraries, view names the missing file and the one command to run."""
     from urdf_state_py.tools.view import assets
     page = tmp_path / 'web'
     page.mkdir()
@@ -97,5 +106,6 @@ def test_missing_libraries_say_what_to_install(tmp_path, monkeypatch):
     with pytest.raises(assets.AssetsMissing, match='three.LICENSE is missing'):
         load_assets(page, tmp_path / 'lib')
     monkeypatch.setattr(assets, '_candidates', lambda: [(page, tmp_path / 'lib')])
-    with pytest.raises(assets.AssetsMissing, match=r'npm ci.*apt-get install npm'):
+    with pytest.raises(assets.AssetsMissing, match=r'run ros2 urdf view --install-assets') as info:
         assets.find_assets()
+    assert '\n' not in str(info.value)

@@ -30,7 +30,7 @@ pytestmark = pytest.mark.ros
 rclpy = pytest.importorskip('rclpy')
 
 from robot_files import EXAMPLE_ROBOT_DATA, EXAMPLE_ROBOT_DATA_REASON, example_robot  # noqa: E402
-from test_node_harness import NodeUnderTest  # noqa: E402
+from node_harness import NodeUnderTest  # noqa: E402
 from view_harness import (DEADLINE, REPO, Browser, ViewProcess, pixel_spread,  # noqa: E402
                           rendered_pose)
 

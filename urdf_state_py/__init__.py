@@ -12,6 +12,7 @@ from typing import Any
 
 from .core.errors import DescriptionError
 from .core.model import Joint, JointType, Link, Model
+from .core.robot_model import JointModelGroup, RobotModel, load_robot_model
 from .core.parsers import (Parser, ParserOption, ParserRegistry, load_model, load_model_file,
                            model_from_urdf_parser_py)
 
@@ -26,8 +27,11 @@ __all__ = [
     'Parser',
     'ParserOption',
     'ParserRegistry',
+    'JointModelGroup',
+    'RobotModel',
     'load_model',
     'load_model_file',
+    'load_robot_model',
     'model_from_urdf_parser_py',
 ]
 

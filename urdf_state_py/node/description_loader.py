@@ -37,10 +37,13 @@ from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers.isolated import ParseLimits
 from urdf_state_py.core.parsers.parser_pool import ParserPool
+from urdf_state_py.core.parsers.semantic_parsers import SEMANTIC_REQUEST
+from urdf_state_py.core.parsers.srdf import Semantic
 from urdf_state_py.core.parsers.xacro_sandbox import POLICIES, RESTRICTED, TRUSTED
 from .tf_path.fast_path import FastPath
 from .tf_path.joint_state_merger import JointStateMerger, WarnOnce
 from .params import ParamSpec
+from .semantic import apply_semantic
 from .tf_path.tf_publishing import MovingTransforms
 from .process.threads import join_thread
 
@@ -94,6 +97,7 @@ class Loaded:
     clamp_warned: WarnOnce
     fast: FastPath           # the common case of a JointState, fused (see fast_path)
     parsed: Model | None = None   # as parsed, before the joint settings (see assemble)
+    passive_joints: frozenset[str] = frozenset()   # the SRDF's: never reported missing
 
     def summary(self) -> str:
         m = self.model
@@ -183,6 +187,8 @@ class DescriptionLoader:
             model, defaults_of = settings.shape(parsed, cfg, self._logger)
         kin = Kinematics(model)
         defaults = kin.default_positions()
+        passive = apply_semantic(cfg.get('semantic'), parsed, kin.variable_index, defaults,
+                                 cfg.get('initial_group_states', ()), self._logger)
         if defaults_of is not None:
             defaults_of(kin.variable_index, defaults)
         merger = JointStateMerger(model, kin.variable_index, defaults,
@@ -193,7 +199,13 @@ class DescriptionLoader:
         return Loaded(source=source, description=description, parser=parser,
                       model=model, kinematics=kin, merger=merger,
                       fixed=kin.fixed_transforms(), moving=moving, clamp_warned=warned,
-                      fast=FastPath(merger, kin, moving, warned), parsed=parsed)
+                      fast=FastPath(merger, kin, moving, warned), parsed=parsed,
+                      passive_joints=passive)
+
+    def read_semantic(self, text: str) -> Semantic:
+        """An SRDF (or a semantic plugin's format) read in the parser process, not yet
+        checked against a robot."""
+        return self._parser.parse(text, SEMANTIC_REQUEST, {}, RESTRICTED).model
 
     def rejected(self, origin: str, error: DescriptionError, keeping: bool,
                  waiting: bool = True) -> str:

@@ -62,7 +62,8 @@ def model_view(loaded: Any, now_ns: int, stale_after_s: float) -> ModelView | No
     stale_ns = int(stale_after_s * _NS)
     return ModelView(robot=m.name, parser=loaded.parser, links=len(m.links),
                      joints=len(m.joints), movable=len(m.movable_joint_names),
-                     never_received=merger.pending_joints(),
+                     never_received=tuple(j for j in merger.pending_joints()
+                                          if j not in loaded.passive_joints),
                      stale=merger.stale_joints(now_ns, stale_ns) if stale_ns else (),
                      clamps=loaded.fast.clamps, last_clamped=tuple(loaded.fast.last_clamped))
 

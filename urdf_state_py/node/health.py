@@ -49,8 +49,8 @@ class Health:
     non_finite_values: int = 0
     clamped: dict = field(default_factory=dict)  # joint name -> last clamp (ns); model-bounded
     last_clamp_ns: int = 0
-    joint_states_decoder: str = ''  # which decoder serves joint_states and why (node.native)
-    joint_states_path: str = ''     # which loop serves joint_states and why (node.native_loop)
+    joint_states_decoder: str = ''  # decoder of joint_states, why (tf_path.native)
+    joint_states_path: str = ''     # loop serving joint_states, why (tf_path.native_loop)
     #: Messages the native loop handed to Python, by reason (LoopSync copies them in).
     joint_states_handed: dict = field(default_factory=dict)
     native_loop_errors: int = 0     # rcl take/publish/clock failures in the native loop

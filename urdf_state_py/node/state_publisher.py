@@ -42,6 +42,7 @@ from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers.xacro_sandbox import TRUSTED, arg_value_problem
 from .process.address_space import limit_address_space
 from .description_loader import LOADER_PARAMETERS, DescriptionLoader, Loaded, Source
+from .semantic import SEMANTIC_PARAMETERS, SemanticInput, SemanticSetting
 from .diagnostics import DiagnosticsBoard, RobotStatus
 from .guards import INTERNAL_ERROR, CallbackGuard
 from .health import Health
@@ -114,7 +115,7 @@ class UrdfStateNode(Node):
         self._guard = CallbackGuard(self.get_logger, self._health, self._now_ns)
 
         # -- parameters (start-up values obey the run-time rules: see params.py) ------
-        self._specs = node_parameters(self._registry, LOADER_PARAMETERS)
+        self._specs = node_parameters(self._registry, LOADER_PARAMETERS + SEMANTIC_PARAMETERS)
         self._use_topic = bool(declare_spec(self, self._specs['use_robot_description_topic'],
                                             self._start_up))
         cfg: dict[str, Any] = {}
@@ -135,6 +136,11 @@ class UrdfStateNode(Node):
         # the start-up parse does not wait for a process to start, nor (trusted: its
         # process is replaced after it) does the next one
         self._loader.prestart(trusted_first=trusted_start and bool(startup_text.strip()))
+        self._semantic = SemanticInput(self, self._loader, self._guard,
+                                       lambda: self._loaded and self._loaded.parsed,
+                                       lambda: self._cfg['robot_description_semantic'],
+                                       self._on_semantic_topic, self._health, self._now_ns)
+        cfg['semantic'] = self._semantic.startup(cfg['robot_description_semantic'])
 
         # -- topics ------------------------------------------------------------
         events = quiet_publisher_events()
@@ -352,6 +358,21 @@ class UrdfStateNode(Node):
             self._source = source
             self._install(loaded)
 
+    def _on_semantic_topic(self, setting: SemanticSetting) -> None:
+        """An SRDF from the topic that fits the model: applied as a parameter change is."""
+        with self._lock:
+            cfg = dict(self._cfg, semantic=setting)
+            loaded = self._loaded
+            new_loaded = None if loaded is None or loaded.parsed is None else \
+                self._loader.assemble(loaded.source, loaded.description, loaded.parser,
+                                      loaded.parsed, cfg)
+            with self._input.lock:
+                if new_loaded is not None:
+                    new_loaded.merger.adopt(loaded.merger)
+                announce = self._commit(cfg, {'semantic'}, self._source, new_loaded)
+            if announce is not None:
+                announce()
+
     def _on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
         """Runs on the parameter services' thread (see param_services), never on the executor's."""
         with self._lock:
@@ -407,6 +428,16 @@ class UrdfStateNode(Node):
             self._check_change(param.name, value)
             cfg[param.name] = value
             changed.add(param.name)
+        semantic_names = sorted(changed & {'robot_description_semantic', 'initial_group_states'})
+        if semantic_names:
+            try:
+                cfg['semantic'] = self._semantic.setting(cfg['robot_description_semantic'],
+                                                         cfg['initial_group_states'])
+            except DescriptionError as err:
+                reason = f"parameter '{semantic_names[0]}': {err}"
+                self._health.reject_description(err.kind, reason, self._now_ns())
+                raise _Rejected(reason) from None
+            changed.add('semantic')
         if joint_updates:
             try:
                 cfg['joint_settings'] = cfg['joint_settings'].changed(joint_updates)
@@ -483,7 +514,8 @@ class UrdfStateNode(Node):
 
 
 #: Settings that shape the model or its defaults (checked against it, see joint_settings).
-_JOINT_SETTINGS = frozenset({'joint_settings', 'use_smallest_joint_limits', 'integrate_velocity'})
+_JOINT_SETTINGS = frozenset({'joint_settings', 'use_smallest_joint_limits', 'integrate_velocity',
+                             'semantic'})
 
 
 class _Rejected(Exception):

@@ -43,7 +43,7 @@ from urdf_state_py.core.model import JointType, Model
 from urdf_state_py.core.parsers import Parser, ParserRegistry, default_registry
 from urdf_state_py.core.parsers._xml import decode
 
-from . import node_status
+from . import node_status, srdf_summary
 from .cli_values import UsageError, parse_number
 from .view import command as view_command
 from .model_tree import dot_lines, tree_lines
@@ -171,8 +171,10 @@ def _print_scores(scores: dict[str, int], length: int, out: TextIO) -> None:
 def _cmd_tree(args: argparse.Namespace, out: TextIO) -> int:
     """Print the link/joint tree (check_urdf's tree), or Graphviz (urdf_to_graphviz's job)."""
     model, _, _, _ = _load(args, default_registry())
+    robot = srdf_summary.robot_model(args, model)
     lines = dot_lines(model) if args.dot else \
-        [f'robot: {model.name}  root: {model.root}', *tree_lines(model, limits=True)]
+        [f'robot: {model.name}  root: {model.root}', *tree_lines(model, limits=True),
+         *(srdf_summary.summary_lines(robot) if robot else ())]
     for line in lines:
         print(line, file=out)
     return EXIT_OK
@@ -183,6 +185,7 @@ def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     the node refuses a description or publishes unexpected frames."""
     registry = default_registry()
     model, name, scores, length = _load(args, registry)
+    robot = srdf_summary.robot_model(args, model)
     how = 'auto-detected' if args.parser == 'auto' else 'forced by --parser'
     print(f'parser: {name} ({how})', file=out)
     _print_scores(scores, length, out)
@@ -198,7 +201,7 @@ def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     print(f'active joints: {len(model.active_joint_names)}, '
           f'active variables: {len(active_vars)}', file=out)
     print('tree:', file=out)
-    for line in tree_lines(model):
+    for line in [*tree_lines(model), *(srdf_summary.summary_lines(robot) if robot else ())]:
         print(line, file=out)
     return EXIT_OK
 
@@ -232,6 +235,7 @@ def _cmd_fk(args: argparse.Namespace, out: TextIO) -> int:
     from urdf_state_py.core.transforms import matrix_to_quaternion, matrix_to_rpy  # noqa: PLC0415
 
     model, _, _, _ = _load(args, default_registry())
+    start = srdf_summary.start_values(srdf_summary.robot_model(args, model), args.group_state)
     values = _parse_assignments(args.set or [])
     kinematics = Kinematics(model)
     unknown = [name for name in values if name not in kinematics.variable_index]
@@ -244,7 +248,8 @@ def _cmd_fk(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError(f"unknown link(s): {', '.join(missing)} "
                          f"(known: {', '.join(model.link_names)})")
 
-    q = kinematics.positions(values)
+    q = kinematics.positions({k: v for k, v in start.items() if k in kinematics.variable_index})
+    q = kinematics.positions(values, base=q)
     q_effective, clamped = kinematics.resolve(q, ignore_limits=args.ignore_limits)
     if clamped:
         detail = ', '.join(
@@ -308,6 +313,7 @@ def _warn(message: str) -> None:
 def _add_load_arguments(parser: argparse.ArgumentParser) -> None:
     """FILE and how to parse it: the arguments of every command that reads a description."""
     parser.add_argument('file', metavar='FILE', help="robot description file ('-' = stdin)")
+    srdf_summary.add_arguments(parser)
     parser.add_argument('--parser', default='auto', metavar='NAME',
                         help="parser to use (default: auto; see the 'parsers' command)")
     parser.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
@@ -328,6 +334,7 @@ def _add_tree_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _add_fk_arguments(parser: argparse.ArgumentParser) -> None:
     _add_load_arguments(parser)
+    srdf_summary.add_fk_arguments(parser)
     parser.add_argument('--set', '--joint', dest='set', action='append', default=[],
                         metavar='NAME=VALUE',
                         help='joint variable value, e.g. elbow=-pi/2 (repeatable)')

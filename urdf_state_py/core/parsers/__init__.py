@@ -6,6 +6,7 @@ built-in XML reader uses (no entity declarations, no external references).
 
 from ._xml import read_tree
 from .base import Parser, ParserOption
+from .semantic_parsers import SEMANTIC_ENTRY_POINT_GROUP, load_semantic, read_semantic
 from .registry import (ENTRY_POINT_GROUP, ParserRegistry, default_registry, load_model,
                        load_model_file)
 from .urdf_xml import UrdfXmlParser
@@ -17,11 +18,14 @@ __all__ = [
     'Parser',
     'ParserOption',
     'ParserRegistry',
+    'SEMANTIC_ENTRY_POINT_GROUP',
     'UrdfXmlParser',
     'XacroParser',
     'default_registry',
     'load_model',
     'load_model_file',
+    'load_semantic',
     'model_from_urdf_parser_py',
+    'read_semantic',
     'read_tree',
 ]

@@ -47,6 +47,8 @@ from typing import Any, BinaryIO
 from ..errors import DescriptionError, find_cause
 from ..model import Model
 from ..model_codec import model_from_data, model_to_data
+from .semantic_parsers import SEMANTIC_REQUEST, read_semantic, select_semantic
+from .srdf import Semantic, semantic_from_data, semantic_to_data
 from .xacro_sandbox import TRUSTED
 
 __all__ = ['IsolatedParser', 'ParseLimits', 'ParseResult', 'STOPPED']
@@ -71,9 +73,15 @@ class ParseLimits:
 
 @dataclass(frozen=True)
 class ParseResult:
-    """What a parse produced: the model, the text to publish, the parser that made it."""
+    """What a parse produced: the model, the text to publish, the parser that made it.
 
-    model: Model
+    A semantic description (``parser`` :data:`~.semantic_parsers.SEMANTIC_REQUEST`:
+    SRDF or a semantic plugin's format, not registry parsers: it means nothing
+    without its URDF) is read here too, as safely; its ``model`` is the
+    :class:`~.srdf.Semantic`, not yet checked against a robot.
+    """
+
+    model: Model | Semantic
     published: str
     parser: str
 
@@ -190,6 +198,9 @@ class IsolatedParser:
                 raise DescriptionError(str(answer.get('error', 'parser process failed')),
                                        parser=answer.get('parser'),
                                        kind=str(answer.get('kind', 'invalid')))
+            if 'semantic' in answer:
+                return ParseResult(semantic_from_data(answer['semantic']), '',
+                                   str(answer['parser']))
             model = model_from_data(answer['model'])
             return ParseResult(model, data if answer['same'] else published,
                                str(answer['parser']))
@@ -405,6 +416,11 @@ def _handle(registry: Any, request: dict, policy: Any, limit_expansion: Any,
             max_memory_mb: int) -> bytes:  # pragma: no cover (child)
     name = request['parser']
     try:
+        if name == SEMANTIC_REQUEST:
+            name = select_semantic(request['data'])
+            semantic = read_semantic(request['data'], name)
+            return _frame({'ok': True, 'parser': name, 'semantic': semantic_to_data(semantic)},
+                          '')
         if name == 'auto':
             name = registry.select(request['data'])
         with policy(request['policy']), limit_expansion(request['max_bytes']):

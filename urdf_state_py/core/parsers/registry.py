@@ -25,7 +25,7 @@ import inspect
 import logging
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import DescriptionError
@@ -177,15 +177,8 @@ class ParserRegistry:
         text = decode(data)
         name = self.select(text) if parser == 'auto' else parser
         chosen = self.get(name)
-        try:
-            resolved = chosen.resolve_options(options)
-            model, published = chosen.parse_published(text, resolved)
-        except DescriptionError as exc:
-            raise DescriptionError(exc.reason, parser=name, kind=exc.kind) from exc
-        except RecursionError as exc:
-            raise DescriptionError(f'description nested too deeply ({exc})', parser=name) from exc
-        except Exception as exc:  # noqa: BLE001 (a plugin may raise anything)
-            raise DescriptionError(f'{type(exc).__name__}: {exc}', parser=name) from exc
+        model, published = call_parser(
+            name, lambda: chosen.parse_published(text, chosen.resolve_options(options)))
         if not isinstance(model, Model):
             raise DescriptionError(f'parser returned {type(model).__name__}, not a Model',
                                    parser=name)
@@ -195,11 +188,7 @@ class ParserRegistry:
                    options: Mapping[str, Any] | None = None) -> Model:
         """Like :meth:`parse` for a file; a parser's ``base_dir`` option defaults to its folder."""
         path = os.fspath(path)
-        try:
-            with open(path, 'rb') as stream:
-                data = stream.read()
-        except OSError as exc:
-            raise DescriptionError(f"cannot read '{path}': {exc.strerror}") from None
+        data = read_file(path)
         name = self.select(data) if parser == 'auto' else parser
         chosen = self.get(name)
         options = dict(options or {})
@@ -207,6 +196,28 @@ class ParserRegistry:
                 and not options.get('base_dir'):
             options['base_dir'] = os.path.dirname(os.path.abspath(path))
         return self.parse(data, name, options)
+
+
+def call_parser(name: str, call: Callable[[], Any]) -> Any:
+    """``call()``, a parser's work, with every failure a DescriptionError naming parser
+    ``name`` (a plugin may raise anything)."""
+    try:
+        return call()
+    except DescriptionError as exc:
+        raise DescriptionError(exc.reason, parser=name, kind=exc.kind) from exc
+    except RecursionError as exc:
+        raise DescriptionError(f'description nested too deeply ({exc})', parser=name) from exc
+    except Exception as exc:  # noqa: BLE001 (a plugin may raise anything)
+        raise DescriptionError(f'{type(exc).__name__}: {exc}', parser=name) from exc
+
+
+def read_file(path: str | os.PathLike) -> bytes:
+    """The bytes of a description file; DescriptionError naming it when it cannot be read."""
+    try:
+        with open(path, 'rb') as stream:
+            return stream.read()
+    except OSError as exc:
+        raise DescriptionError(f"cannot read '{os.fspath(path)}': {exc.strerror}") from None
 
 
 @functools.lru_cache(maxsize=None)

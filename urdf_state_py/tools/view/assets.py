@@ -1,13 +1,11 @@
 """Where the page and its JavaScript libraries are, and the URL of each file the server gives out.
 
-Two layouts, tried in this order:
-
-* a source tree (this repository, an editable install, colcon
-  ``--symlink-install``): the page in ``web/``, the libraries in
-  ``node_modules/`` after ``npm ci``;
-* an installed package: both under ``share/urdf_state_py/web`` (the
-  libraries in ``web/lib/``), found through the ament index or below
-  ``sys.prefix`` (a pip install), as setup.py puts them there.
+The page is in ``web/`` of a source tree (this repository, an editable
+install, colcon ``--symlink-install``) or in ``share/urdf_state_py/web`` of an
+installed package (found through the ament index or below ``sys.prefix``).
+Its libraries are in ``node_modules/`` of a source tree after ``npm ci``, or
+in the user folder ``view --install-assets`` fills (:mod:`.npm_install`):
+the build installs none, as it may not use the network.
 
 ``web/assets.json`` lists the library files (setup.py installs the same
 list); the page's import map (in ``index.html``) maps ``three`` and
@@ -24,8 +22,11 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
-__all__ = ['WebAssets', 'AssetsMissing', 'find_assets', 'load_assets']
+from .npm_install import COMMAND, InstallError, default_dir, install, installed_pins, pins
+
+__all__ = ['WebAssets', 'AssetsMissing', 'find_assets', 'install_assets', 'load_assets']
 
 PACKAGE = 'urdf_state_py'
 _PAGE_TYPES = ('.html', '.js', '.css', '.svg')
@@ -47,16 +48,28 @@ class WebAssets:
 def _candidates() -> list[tuple[Path, Path]]:
     """(page folder, library root) pairs, source tree first."""
     source = Path(__file__).resolve().parents[3]
-    found = [(source / 'web', source / 'node_modules')]
+    pages = [source / 'web']
     try:
         from ament_index_python.packages import get_package_share_directory  # noqa: PLC0415
-        share = Path(get_package_share_directory(PACKAGE)) / 'web'
-        found.append((share, share / 'lib'))
+        pages.append(Path(get_package_share_directory(PACKAGE)) / 'web')
     except Exception:  # noqa: BLE001 - ament_index absent, or the package not indexed
         pass
-    share = Path(sys.prefix) / 'share' / PACKAGE / 'web'
-    found.append((share, share / 'lib'))
-    return found
+    pages.append(Path(sys.prefix) / 'share' / PACKAGE / 'web')
+    return [(source / 'web', source / 'node_modules')] + [(p, default_dir()) for p in pages]
+
+
+def _check_installed(page: Path, libraries: Path) -> None:
+    """A user folder must hold the versions this page's lockfile pins."""
+    held = installed_pins(libraries)
+    if held is None:
+        raise AssetsMissing(f'{libraries} holds no installed libraries')
+    try:
+        wanted = pins(page)
+    except (InstallError, OSError, ValueError, KeyError) as exc:
+        raise AssetsMissing(str(exc)) from None
+    if held != wanted:
+        raise AssetsMissing(f'{libraries} holds other versions ({held}) than this package pins '
+                            f'({wanted})')
 
 
 def load_assets(page: Path, libraries: Path) -> WebAssets:
@@ -78,6 +91,18 @@ def load_assets(page: Path, libraries: Path) -> WebAssets:
     return WebAssets(files, base64.b64encode(digest).decode('ascii'))
 
 
+def install_assets(out: TextIO) -> Path:
+    """``view --install-assets``: the libraries of the first page found, into the user folder."""
+    for page, _ in _candidates():
+        if (page / 'assets.json').is_file():
+            folder = default_dir()
+            for library, (version, _integrity) in sorted(install(page, folder).items()):
+                print(f'installed {library} {version} (sha512 checked)', file=out)
+            print(f'into {folder}', file=out)
+            return folder
+    raise InstallError('the 3D view\'s page (web/assets.json) is not installed')
+
+
 def find_assets() -> WebAssets:
     """The first complete layout; else :class:`AssetsMissing` saying how to install them."""
     problems = []
@@ -85,12 +110,12 @@ def find_assets() -> WebAssets:
         if not (page / 'assets.json').is_file():
             continue
         try:
+            if libraries == default_dir():
+                _check_installed(page, libraries)
             return load_assets(page, libraries)
         except (AssetsMissing, OSError, ValueError, KeyError) as exc:
             problems.append(str(exc))
     where = '; '.join(problems) or 'no web/ folder found'
     raise AssetsMissing(
-        f"the 3D view's page or its JavaScript libraries (three.js, urdf-loader) are not "
-        f'installed ({where}). In a source tree run `npm ci` there (or ./dev.sh setup); '
-        'for a colcon or pip install, install Node.js and npm (e.g. apt-get install npm) '
-        'and build again: the build runs `npm ci` from package-lock.json')
+        f"the 3D view's JavaScript libraries (three.js, urdf-loader) are not installed: run "
+        f'{COMMAND} once ({where})')

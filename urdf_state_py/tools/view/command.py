@@ -17,8 +17,9 @@ import sys
 import threading
 from typing import TextIO
 
-from .assets import AssetsMissing, find_assets
+from .assets import AssetsMissing, find_assets, install_assets
 from .http_server import ViewServer
+from .npm_install import InstallError
 from .resolver import Resolver
 from .view_state import DescriptionLoader, PageOptions, ViewState
 from ..cli_values import UsageError
@@ -35,6 +36,11 @@ class ViewError(Exception):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``view`` command's arguments (shared by ``python -m urdf_state_py`` and ``ros2 urdf``)."""
+    parser.add_argument('--install-assets', action='store_true',
+                        help='install the pinned three.js and urdf-loader (sha512 from the '
+                             "package's package-lock.json) from the npm registry into "
+                             '$URDF_STATE_WEB_LIB or ~/.local/share/urdf_state_py/web_lib, '
+                             'then exit')
     parser.add_argument('--port', type=int, default=DEFAULT_PORT, metavar='P',
                         help=f'TCP port (default {DEFAULT_PORT}; 0: any free port)')
     parser.add_argument('--host', default='127.0.0.1', metavar='H',
@@ -78,7 +84,13 @@ def _ament_packages() -> dict[str, str]:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    """Serve until Ctrl-C (exit 0)."""
+    """Serve until Ctrl-C (exit 0); with ``--install-assets`` install the libraries and exit."""
+    if args.install_assets:
+        try:
+            install_assets(out)
+        except InstallError as exc:
+            raise ViewError(f'--install-assets: {exc}') from None
+        return 0
     try:
         from urdf_state_py.node.process.spin import make_executor, spin_until_shutdown  # noqa: PLC0415
         from .view_node import ViewNode  # noqa: PLC0415 - needs rclpy

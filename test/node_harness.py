@@ -1,4 +1,4 @@
-"""Shared machinery of the node tests (imported by test_node_*.py; holds one self-test).
+"""Shared machinery of the node tests (imported by the node tests; not collected).
 
 * :class:`NodeUnderTest`: a :class:`UrdfStateNode` in its own rclpy context and
   executor thread (its own DDS participant), with its log lines recorded.
@@ -16,8 +16,6 @@ import uuid
 
 import numpy as np
 import pytest
-
-pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 rclpy = pytest.importorskip('rclpy')
 
@@ -323,12 +321,3 @@ def compose_poses(transforms, root):
         pose(frame)
     return poses
 
-
-def test_compose_poses_chains_transforms():
-    a = np.eye(4)
-    a[0, 3] = 1.0
-    b = np.eye(4)
-    b[1, 3] = 2.0
-    poses = compose_poses({'x': ('root', a), 'y': ('x', b), 'z': ('nowhere', a)}, 'root')
-    assert np.allclose(poses['y'][:3, 3], [1.0, 2.0, 0.0])
-    assert 'z' not in poses
