@@ -50,8 +50,11 @@ def _package_version(prefix, package):
     return found.group(1) if found else 'unknown'
 
 
-#: The packages the native hot path is built against (package.xml's build_depend).
-NATIVE_DEPENDS = ('rcl', 'rmw', 'rcutils')
+#: The packages the native hot path is built against (package.xml's build_depend), and
+#: the libraries of theirs it links (sensor_msgs: JointState's C type support, for the
+#: subscription the extension owns).
+NATIVE_DEPENDS = ('rcl', 'rmw', 'rcutils', 'sensor_msgs')
+NATIVE_LIBRARIES = ('rcl', 'rmw', 'rcutils', 'sensor_msgs__rosidl_typesupport_c')
 
 
 def _native_prefixes():
@@ -69,12 +72,12 @@ def _native_prefixes():
 
 
 def _native_extensions():
-    """The native hot path, built against the declared rcl, rmw and rcutils (else none: the
-    Python path serves).
+    """The native hot path, built against the declared rcl, rmw, rcutils and sensor_msgs
+    (else none: the executor serves).
 
-    URDF_STATE_BUILD_NATIVE=0 skips it. What it was built against (rcl, rmw,
-    rclpy versions, the prefix) is compiled in: native_loop.py compares that
-    with the running ROS 2 and never loads a mismatched build.
+    URDF_STATE_BUILD_NATIVE=0 skips it. What it was built against (the rcl and
+    rmw versions, the prefix) is compiled in: native.py compares that with the
+    rcl and rmw loaded at run time and never uses a build for another distro.
     """
     prefixes = _native_prefixes()
     if os.environ.get('URDF_STATE_BUILD_NATIVE', '1') == '0' or prefixes is None:
@@ -88,15 +91,16 @@ def _native_extensions():
     # headers include those of its own dependencies, installed beside them.
     include_dirs = [d for root in roots for d in sorted(glob(os.path.join(root, 'include', '*')))]
     lib_dirs = [os.path.join(root, 'lib') for root in roots]
-    built = {key: _package_version(prefix, key) for key in ('rmw', 'rclpy')}
+    built = {key: _package_version(prefix, key) for key in ('rcl', 'rmw')}
     built['prefix'] = os.path.realpath(prefix)
     return [Extension(
         'urdf_state_py.node.tf_path._urdf_state_native',
         sources=sorted(glob(os.path.join(NATIVE_SRC, '*.c'))),
         include_dirs=include_dirs,
         library_dirs=lib_dirs, runtime_library_dirs=lib_dirs,
-        libraries=[*NATIVE_DEPENDS, 'dl', 'm'],
-        define_macros=[(f'URDF_STATE_BUILT_{k.upper()}', '"%s"' % v) for k, v in built.items()],
+        libraries=[*NATIVE_LIBRARIES, 'dl', 'm'],
+        define_macros=[(f'URDF_STATE_BUILT_{k.upper()}', '"%s"' % v) for k, v in built.items()
+                       if k != 'rcl'],
         # -ffp-contract=off: no fused multiply-add, so the loop rounds as numpy does.
         extra_compile_args=['-std=c11', '-O2', '-Wall', '-Wextra', '-Werror=vla',
                             '-ffp-contract=off', '-pthread'],

@@ -5,9 +5,9 @@ Why a process: after a flood the node works off its queued JointStates at up to
 A receiver in the test process shares its GIL with the 1 kHz sender and the /tf
 checker: served by the test's executor it took 1,300-2,500 a second and the node's
 writer overwrote what it had not delivered yet; served by a thread of its own it kept
-up but starved the sender. Here the take loop is the node's own
-(:class:`urdf_state_py.node.tf_path.hot_path.HotPath`: raw takes until the reader is empty),
-alone in its interpreter, and the test process only reads a pipe.
+up but starved the sender. Here rclpy's executor (the node's: the EventsExecutor
+where it exists) takes them alone in its interpreter, and the test process only
+reads a pipe.
 
 The pipe carries one frame per /tf message: :data:`FRAME` (the time it was taken,
 ``time.monotonic()`` -- CLOCK_MONOTONIC, the same clock in every process of the
@@ -91,7 +91,7 @@ def main() -> int:
     import rclpy
     from tf2_msgs.msg import TFMessage
     from test_hostile_inputs import KEEP_ALL      # the soak's reliable keep-all profile
-    from urdf_state_py.node.tf_path.hot_path import HotPath, MessageErrors
+    from urdf_state_py.node.process.spin import make_executor
     out = sys.stdout.fileno()
     try:
         fcntl.fcntl(out, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
@@ -103,15 +103,12 @@ def main() -> int:
 
     rclpy.init(args=['--ros-args', '--disable-rosout-logs'])
     node = rclpy.create_node('chaos_receiver')
-    subscription = node.create_subscription(TFMessage, '/tf', on_tf, KEEP_ALL, raw=True)
-    hot = HotPath.attach(node, [(subscription, on_tf)],
-                         MessageErrors(node.get_logger(), 'a /tf message'), what='/tf')
-    if hot is None:
-        print('chaos_receiver: this rclpy cannot serve /tf from a thread', file=sys.stderr)
-        return 2
-    hot.start()
+    node.create_subscription(TFMessage, '/tf', on_tf, KEEP_ALL, raw=True)
+    executor = make_executor()
+    executor.add_node(node)
+    threading.Thread(target=executor.spin, name='chaos_receiver', daemon=True).start()
     sys.stdin.read()          # until the test closes it
-    hot.stop()
+    executor.shutdown()
     node.destroy_node()
     rclpy.try_shutdown()
     return 0

@@ -256,3 +256,11 @@ def test_the_route_cache_of_a_large_robot_stays_within_its_memory_budget():
     routes = [route for route in fast._routes.values() if route is not None]
     assert 10 < len(routes) < fast_path._ROUTE_CACHE_SIZE, len(routes)
     assert sum(route.nbytes for route in routes) <= fast_path._ROUTE_CACHE_BYTES
+
+
+def test_the_native_self_test_drives_this_robot():
+    """The native loop's start-up self-test holds TOY as model data (no XML parser in the
+    node's start-up): the same links, joints, limits and mimic rules."""
+    from urdf_state_py.core.model_codec import model_from_data, model_to_data
+    from urdf_state_py.node.tf_path.native_selftest import SELF_TEST_MODEL
+    assert model_to_data(model_from_data(SELF_TEST_MODEL))[1:] == model_to_data(load_model(TOY))[1:]

@@ -129,15 +129,38 @@ def test_absurd_counts_and_name_cap(module):
                 verdict(JointStateReader(), bad)
 
 
-def test_abi_check_refuses_another_ros(module, tmp_path):
-    import rclpy
+def _fake_install(root, versions):
+    """A prefix holding lib/librcl.so, lib/librmw.so and their package.xml at ``versions``."""
+    (root / 'lib').mkdir(parents=True)
+    for package, version in versions.items():
+        (root / 'lib' / f'lib{package}.so').write_bytes(b'')
+        share = root / 'share' / package
+        share.mkdir(parents=True)
+        share.joinpath('package.xml').write_text(f'<package><version>{version}</version></package>')
+    return {f'loaded_{package}': str(root / 'lib' / f'lib{package}.so') for package in versions}
+
+
+def test_abi_check_admits_the_distro_not_a_patch_release(module, tmp_path):
+    """Another patch release of the same distro (rcl major, rmw major.minor) is admitted;
+    another distro, or a library whose version cannot be told, is refused saying which."""
     info = module.build_info()
-    assert native.abi_mismatch(info, rclpy.__file__) is None
-    assert 'rcl' in native.abi_mismatch({**info, 'rcl': '0.0.0'}, rclpy.__file__)
-    assert 'uses' in native.abi_mismatch({**info, 'loaded_rcl': str(tmp_path / 'lib/librcl.so')},
-                                         rclpy.__file__)
-    other = tmp_path / 'lib/python3.11/site-packages/rclpy/__init__.py'
-    assert 'rclpy comes from' in native.abi_mismatch(info, str(other))
+    assert native.abi_mismatch(info) is None
+    rcl_major, rmw_major, rmw_minor = info['rcl'].split('.')[0], *info['rmw'].split('.')[:2]
+    patch = {**info, **_fake_install(tmp_path / 'patch', {
+        'rcl': f'{rcl_major}.99.1', 'rmw': f'{rmw_major}.{rmw_minor}.77'})}
+    assert native.abi_mismatch(patch) is None
+    other = {**info, **_fake_install(tmp_path / 'other', {
+        'rcl': f'{int(rcl_major) + 1}.0.0', 'rmw': info['rmw']})}
+    assert native.abi_mismatch(other) == (
+        f"built against rcl {info['rcl']} ({native._DISTROS.get(rcl_major, 'another ROS 2')}), "
+        f"but this process loaded rcl {int(rcl_major) + 1}.0.0 from {other['loaded_rcl']}")
+    rmw = {**info, **_fake_install(tmp_path / 'rmw', {
+        'rcl': info['rcl'], 'rmw': f'{rmw_major}.{int(rmw_minor) + 1}.0'})}
+    assert 'built against rmw' in native.abi_mismatch(rmw)
+    unknown = {**info, 'loaded_rcl': str(tmp_path / 'nowhere' / 'lib' / 'librcl.so')}
+    assert 'cannot tell the version of' in native.abi_mismatch(unknown)
+    assert native.abi_mismatch({**info, 'loaded_rmw': ''}) == \
+        'no librmw is loaded in this process'
 
 
 @pytest.fixture
@@ -158,47 +181,20 @@ def test_switched_off_the_python_decoder_serves(fresh_status, value):
     assert type(native.joint_state_reader()) is JointStateReader
 
 
-def test_the_native_loop_runs_only_on_the_tested_rclpy_rcl_pairs():
-    assert native.untested('7.1.5', '9.2.7') is None        # Jazzy's wheels
-    assert native.untested('9.1.2', '10.1.3') is None       # Kilted's
-    assert native.untested('3.3.15', '5.3.9') == (          # Humble: builds, never tested
-        'no test covers rclpy 3.3.15 with rcl 5.3.9 (tested: rclpy 7.1.5 with rcl 9.2.7, '
-        'rclpy 9.1.2 with rcl 10.1.3); URDF_STATE_NATIVE=on starts the native loop anyway')
-    for rclpy, rcl in (('7.1.5', '10.1.3'), ('7.1.6', '9.2.7'), ('9.1.2', '10.2.0')):
-        assert native.untested(rclpy, rcl) is not None, (rclpy, rcl)
-
-
-def test_the_tested_pairs_are_the_wheels_the_suite_runs_on(module, repo_root):
-    """Moving a pin in requirements/ros-<distro>.txt without TESTED fails here."""
-    import importlib.metadata
-    distro = os.environ.get('URDF_STATE_DISTRO')
-    pins = repo_root / 'requirements' / f'ros-{distro}.txt'
-    try:
-        installed = {name: importlib.metadata.version(f'ros-{name}') for name in ('rclpy', 'rcl')}
-    except importlib.metadata.PackageNotFoundError:
-        pytest.skip('not the PyPI wheels (a sourced ROS 2)')
-    if not pins.is_file():
-        pytest.skip(f'no pinned wheels for URDF_STATE_DISTRO={distro!r}')
-    pinned = dict(line.strip()[len('ros-'):].split('==') for line in pins.read_text().splitlines()
-                  if line.startswith(('ros-rclpy==', 'ros-rcl==')))
-    assert installed == pinned, f'{pins.name} pins {pinned}, the venv has {installed}'
-    info = module.build_info()
-    assert (info['rclpy'], info['rcl']) in native.TESTED, info
-
-
-def test_an_untested_pair_refuses_the_loop_unless_forced(fresh_status, module):
+def test_the_self_test_passes_and_a_failing_one_refuses_the_loop(fresh_status, module):
+    """The C plan and the Python specification agree here; when they do not, the loop is
+    refused (the decoder, pure C, still serves) and the reason names the self-test."""
+    from urdf_state_py.node.tf_path import native_selftest
     fresh_status.delenv('URDF_STATE_NATIVE', raising=False)
-    fresh_status.setattr(native, 'TESTED', frozenset({('0.0.1', '0.0.1')}))
-    info = module.build_info()
-    refused = native.status()
-    assert refused.module is not None   # the decoder is pure C: it serves all the same
-    assert refused.loop_refused == native.untested(info['rclpy'], info['rcl'])
+    assert native_selftest.self_test_failure(module) is None
+    passed = native.status()
+    assert passed.loop_refused is None and passed.reason.endswith('; self-test passed')
     native.status.cache_clear()
-    fresh_status.setenv('URDF_STATE_NATIVE', 'on')
-    forced = native.status()
-    assert forced.module is not None and forced.loop_refused is None
-    assert forced.reason == (f'built for rcl {info["rcl"]}, rclpy {info["rclpy"]}; a pair no '
-                             'test covers, started as URDF_STATE_NATIVE=on asks')
+    fresh_status.setattr(native_selftest, '_specification',
+                         lambda *args, **kwargs: b'not what the plan publishes')
+    refused = native.status()
+    assert refused.module is not None
+    assert refused.loop_refused.startswith('the native loop failed its self-test: message 1 of ')
 
 
 def test_an_unloadable_build_falls_back_saying_why(fresh_status, tmp_path):
@@ -238,8 +234,9 @@ def test_c_floor_loop_serves_and_stops(probe, module):
         subscription = node.create_subscription(JointState, 'joint_states', lambda _: None,
                                                 qos_profile_sensor_data, raw=True)
         errors = MessageErrors(node.get_logger())
-        hot = _c_floor_path(HotPath).attach(node, [(subscription, lambda _: None)], errors)
-        hot.tf_template, hot.tf_offsets, hot.publisher = tf.template, tuple(tf.offsets), publisher
+        hot = _c_floor_path(HotPath).attach(node, module, [(subscription, lambda _: None)],
+                                            errors, tf_publisher=publisher)
+        hot.tf_template, hot.tf_offsets = tf.template, tuple(tf.offsets)
         hot.start()
         wait_until(lambda: publisher.get_subscription_count() > 0, what="the probe on /tf")
         assert hot.running

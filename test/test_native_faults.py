@@ -3,8 +3,8 @@
 Real nodes over DDS, with the loop's test-only fault injection
 (``Loop._inject_failures``): the next *n* waits, takes, clock reads or publications of
 that loop fail as if rcl had failed. A failed wait is retried after a short sleep
-and counted on /diagnostics; should the loop end (every wait failing), the Python
-hot path serves the same subscription at once and /diagnostics says so and why. A
+and counted on /diagnostics; should the loop end (every wait failing), the executor
+serves the same topic, with the same QoS, at once and /diagnostics says so and why. A
 failed take is an error and retried, a failed clock read one error (the message goes
 to Python), a failed publication one error and no /tf counted.
 """
@@ -20,8 +20,6 @@ from test_hostile_inputs import DiagnosticsRecorder  # noqa: E402
 from test_native_node import native_node, side, switch  # noqa: E402,F401 (fixtures)
 from node_harness import wait_until  # noqa: E402
 from test_node_hot_path import send_until_tf  # noqa: E402
-
-from urdf_state_py.node.tf_path.native_loop import NativeHotPath  # noqa: E402
 
 
 def _health(node):
@@ -46,7 +44,7 @@ def test_failed_waits_are_retried_and_counted(side, switch):
     with native_node(side, switch, 'native_retry') as (node, pub):
         recorder = DiagnosticsRecorder(side, 'native_retry/urdf_state_native_retry: robot state')
         stamp = _served_natively(side, node, pub, time.time_ns())
-        node.node._input.hot_path._sync.loop._inject_failures(wait=5)
+        node.node._input.hot_path.loop._inject_failures(wait=5)
         wait_until(lambda: _health(node)['retries'] == 5, what='five failed waits retried')
         served = _health(node)['served']
         for _ in range(3):   # and the loop serves on
@@ -56,20 +54,24 @@ def test_failed_waits_are_retried_and_counted(side, switch):
         values, _ = recorder.wait(lambda v, s: v.get('native loop wait retries') == '5',
                                   max(0, recorder.count() - 1), what='the retries on /diagnostics')
         assert values['joint_states path'].startswith('joint_states path: native loop (C)')
-        assert type(node.node._input.hot_path) is NativeHotPath
+        assert node.node._input.hot_path.sync is not None
         assert not node.logs('warning'), node.logs('warning')
 
 
-def test_when_the_loop_ends_the_python_hot_path_serves_at_once(side, switch):
+def test_when_the_loop_ends_the_executor_serves_at_once(side, switch):
     with native_node(side, switch, 'native_ends') as (node, pub):
         recorder = DiagnosticsRecorder(side, 'native_ends/urdf_state_native_ends: robot state')
         joint_input = node.node._input
         stamp = _served_natively(side, node, pub, time.time_ns())
-        joint_input.hot_path._sync.loop._inject_failures(wait=10**9)   # every wait fails
-        ended = ('joint_states path: Python hot path (the native loop ended: 100 waits in a row '
+        joint_input.hot_path.loop._inject_failures(wait=10**9)   # every wait fails
+        ended = ('joint_states path: executor (the native loop ended: 100 waits in a row '
                  'failed, the last: rcl_wait: injected failure)')
         wait_until(lambda: ended in node.logs('warning'), what='the loop ending')
-        assert joint_input.lock.sync is None and joint_input.hot_path.running
+        hot = joint_input.hot_path
+        wait_until(lambda: hot.handed_back and not hot.running, what='the topic handed back')
+        assert joint_input.lock.sync is None
+        assert [sub.topic_name for sub in hot.handed_back] == ['/native_ends/joint_states']
+        assert hot.handed_back[0] in list(node.node.subscriptions)
         for k in range(5):   # served by Python now: same /tf, the loop's counters frozen
             stamp += 1_000_000
             send_until_tf(side, pub, ['a'], [0.1 * k], stamp)
@@ -78,14 +80,13 @@ def test_when_the_loop_ends_the_python_hot_path_serves_at_once(side, switch):
         values, _ = recorder.wait(lambda v, s: v.get('joint_states path') == ended,
                                   max(0, recorder.count() - 1), what='the switch on /diagnostics')
         assert values['native loop wait retries'] == '100'
-    assert not joint_input.hot_path.running   # and it stops with the node
 
 
 def test_a_failed_take_is_an_error_and_the_loop_serves_on(side, switch):
     with native_node(side, switch, 'native_take') as (node, pub):
         stamp = _served_natively(side, node, pub, time.time_ns())
         before = _health(node)
-        node.node._input.hot_path._sync.loop._inject_failures(take=3)
+        node.node._input.hot_path.loop._inject_failures(take=3)
         stamp += 1_000_000
         send_until_tf(side, pub, ['a'], [0.5], stamp)   # taken at the fourth try
         after = _health(node)
@@ -97,7 +98,7 @@ def test_a_failed_clock_read_is_one_error_and_python_serves_the_message(side, sw
     with native_node(side, switch, 'native_clock') as (node, pub):
         stamp = _served_natively(side, node, pub, time.time_ns())
         before = _health(node)
-        node.node._input.hot_path._sync.loop._inject_failures(clock=2)
+        node.node._input.hot_path.loop._inject_failures(clock=2)
         for _ in range(2):
             stamp += 1_000_000
             send_until_tf(side, pub, ['a'], [0.3], stamp)   # published by Python
@@ -110,7 +111,7 @@ def test_a_failed_publication_is_an_error_and_no_tf_published(side, switch):
     with native_node(side, switch, 'native_publish') as (node, pub):
         start = time.time_ns()
         stamp = _served_natively(side, node, pub, start)
-        node.node._input.hot_path._sync.loop._inject_failures(publish=3)
+        node.node._input.hot_path.loop._inject_failures(publish=3)
         for _ in range(3):    # each re-sent until its /tf came: 3 failed publications
             stamp += 1_000_000
             send_until_tf(side, pub, ['a'], [0.4], stamp)

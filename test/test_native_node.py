@@ -3,8 +3,10 @@
 Real nodes, real DDS: the node under test with the native loop (where the
 extension is built for this ROS 2) publishes /tf that equals the general path
 byte for byte, mostly without handing messages to Python; its clamp counters and
-/tf count reach /diagnostics' objects; ``URDF_STATE_NATIVE=off`` gives the Python
-hot path, and the node says which path serves joint_states and why.
+/tf count reach /diagnostics' objects; the subscription is the node's (the graph
+lists it under the node, with its QoS); ``URDF_STATE_NATIVE=off`` gives the
+executor, a failed self-test the Python hot path, and the node says which path
+serves joint_states and why.
 """
 import time
 from contextlib import contextmanager
@@ -16,6 +18,7 @@ pytestmark = pytest.mark.ros
 
 pytest.importorskip('rclpy')
 
+from rclpy.qos import DurabilityPolicy, ReliabilityPolicy  # noqa: E402
 from rclpy.serialization import serialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from node_harness import NodeUnderTest, wait_until  # noqa: E402
@@ -24,7 +27,6 @@ from test_node_joint_states import TOY  # noqa: E402
 
 from urdf_state_py.node.tf_path import native  # noqa: E402
 from urdf_state_py.node.tf_path.hot_path import HotPath  # noqa: E402
-from urdf_state_py.node.tf_path.native_loop import NativeHotPath  # noqa: E402
 
 PARAMS = {'robot_description': TOY, 'publish_frequency': 0.0, 'ignore_timestamp': True}
 
@@ -65,9 +67,18 @@ def native_node(side, switch, name):
 def test_the_native_loop_serves_joint_states_byte_for_byte(side, switch):
     with native_node(side, switch, 'native_loop') as (node, pub):
         joint_input = node.node._input
-        assert type(joint_input.hot_path) is NativeHotPath and joint_input.hot_path.running
+        assert joint_input.hot_path.sync is not None and joint_input.hot_path.running
         assert any(line.startswith('joint_states path: native loop (C) (built for rcl ')
                    for line in node.logs('info')), node.logs('info')
+        # The extension's subscription is the node's, with the sensor-data QoS, as rclpy's was.
+        infos = side.node.get_subscriptions_info_by_topic('/native_loop/joint_states')
+        assert [(i.node_name, i.node_namespace) for i in infos] == \
+            [('urdf_state_native_loop', '/native_loop')], infos
+        assert (infos[0].qos_profile.reliability, infos[0].qos_profile.durability) == \
+            (ReliabilityPolicy.BEST_EFFORT, DurabilityPolicy.VOLATILE)
+        assert infos[0].topic_type == 'sensor_msgs/msg/JointState'
+        assert joint_input.subscription is None and not any(
+            sub.topic_name == '/native_loop/joint_states' for sub in node.node.subscriptions)
         reference = GeneralPath(TOY)
         rng = np.random.default_rng(3)
         stamp = time.time_ns()
@@ -97,46 +108,43 @@ def test_clamping_in_the_native_loop_warns_once_and_counts(side, switch):
             got = send_until_tf(side, pub, ['a'], values, stamp)
             assert got == reference.payload(['a'], values, stamp), f'message {k}'
         with joint_input.lock:
-            counts = joint_input.hot_path._sync.counts()
+            counts = joint_input.hot_path.sync.counts()
             fast = node.node._loaded.fast
             assert fast.clamps >= 20 and set(fast.last_clamped) == {'a'}, (fast.clamps, counts)
         warnings = [line for line in node.logs('warning') if "Joint 'a' is beyond" in line]
         assert len(warnings) == 1, warnings
 
 
-def test_switched_off_the_python_hot_path_serves_and_says_why(switch):
+def test_switched_off_the_executor_serves_and_says_why(switch):
     switch.setenv('URDF_STATE_NATIVE', 'off')
     node = NodeUnderTest('urdf_state_native_off', PARAMS, namespace='/native_off')
     try:
-        assert type(node.node._input.hot_path) is HotPath
-        line = 'joint_states path: Python hot path (URDF_STATE_NATIVE=off)'
+        assert node.node._input.hot_path is None
+        line = 'joint_states path: executor (URDF_STATE_NATIVE=off)'
         assert line in node.logs('info')
         assert node.node._health.joint_states_path == line
     finally:
         node.close()
 
 
-@pytest.mark.parametrize('forced', [False, True], ids=['auto', 'on'])
-def test_on_an_untested_rclpy_rcl_pair_python_serves_unless_forced(side, switch, forced):
-    """A node started where no test covered the rclpy/rcl pair (faked: the tested set
-    holds another pair): the Python hot path, and the log line says why;
-    URDF_STATE_NATIVE=on starts the native loop all the same, and says so."""
-    switch.setattr(native, 'TESTED', frozenset({('0.0.1', '0.0.1')}))
-    if forced:
-        switch.setenv('URDF_STATE_NATIVE', 'on')
-    else:
-        switch.delenv('URDF_STATE_NATIVE', raising=False)
+def test_a_failed_self_test_leaves_python_to_serve_and_says_why(side, switch):
+    """A node started where the C plan and the Python specification disagree (faked):
+    the extension waits and decodes, every message takes the Python path, and the log
+    and /diagnostics say which check failed."""
+    from urdf_state_py.node.tf_path import native_selftest
+    switch.delenv('URDF_STATE_NATIVE', raising=False)
+    switch.setattr(native_selftest, '_specification', lambda *args, **kwargs: b'other bytes')
     status = native.status()
     if status.module is None:
         pytest.skip(f'the native extension cannot run here: {status.reason}')
-    name = f'native_untested_{int(forced)}'
-    node = NodeUnderTest(f'urdf_state_{name}', PARAMS, namespace=f'/{name}')
-    pub = side.node.create_publisher(JointState, f'/{name}/joint_states', 100)
+    assert status.loop_refused.startswith('the native loop failed its self-test: ')
+    node = NodeUnderTest('urdf_state_native_refused', PARAMS, namespace='/native_refused')
+    pub = side.node.create_publisher(JointState, '/native_refused/joint_states', 100)
     try:
-        line = (f'joint_states path: native loop (C) ({status.reason})' if forced else
-                f'joint_states path: Python hot path ({status.loop_refused})')
+        line = f'joint_states path: Python hot path ({status.loop_refused})'
         assert line in node.logs('info') and node.node._health.joint_states_path == line
-        assert type(node.node._input.hot_path) is (NativeHotPath if forced else HotPath)
+        hot = node.node._input.hot_path
+        assert type(hot) is HotPath and hot.sync is None and hot.running
         wait_until(lambda: pub.get_subscription_count() > 0, what='the node subscribing')
         stamp = time.time_ns()
         assert send_until_tf(side, pub, ['a'], [0.2], stamp) == \
@@ -171,9 +179,8 @@ def test_the_native_loop_hands_every_route_without_a_plan_to_its_handler(switch)
                   for topic in ('r0', 'r1')]
         errors = MessageErrors(node.get_logger())
         sync = LoopSync(status.module, lambda: (None, {}), Health(), None, errors)
-        hot = NativeHotPath.attach(node, routes, errors,
-                                   tf_publisher=node.create_publisher(TFMessage, '/tf', 10),
-                                   sync=sync)
+        hot = HotPath.attach(node, status.module, routes, errors,
+                             tf_publisher=node.create_publisher(TFMessage, '/tf', 10), sync=sync)
         hot.start()
         pubs = {t: node.create_publisher(JointState, t, 10) for t in got}
         sent = {t: serialize_message(JointState(name=[t], position=[1.0])) for t in got}

@@ -30,7 +30,6 @@ from urdf_state_py.core.parsers import load_model  # noqa: E402
 from urdf_state_py.node.guards import INTERNAL_ERROR  # noqa: E402
 from urdf_state_py.node.tf_path.hot_path import unavailable_reason  # noqa: E402
 from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger  # noqa: E402
-from urdf_state_py.node.tf_path.native_loop import NativeHotPath  # noqa: E402
 from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms  # noqa: E402
 
 _FIRST_STAMP = struct.Struct('<ii')  # after the CDR header and the sequence length
@@ -150,6 +149,7 @@ def test_hot_path_tf_equals_the_general_path_byte_for_byte(side, robot, hot):
     try:
         hot_path = node.node._input.hot_path
         assert (hot_path is not None and hot_path.running) if hot else hot_path is None
+        # the hot path's subscription is the extension's; the executor's is rclpy's
         assert (node.node._input.subscription in list(node.node.subscriptions)) != hot
         pub = side.node.create_publisher(JointState, f'{ns}/joint_states', 100)
         wait_until(lambda: pub.get_subscription_count() > 0, what='the node subscribing')
@@ -181,7 +181,8 @@ def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side, model_a)
     node = NodeUnderTest('urdf_state_swap', {
         'robot_description': model_a, 'publish_frequency': 0.0, 'ignore_timestamp': True},
         namespace='/swap')
-    native = type(node.node._input.hot_path) is NativeHotPath and model_a is REVOLUTE
+    hot = node.node._input.hot_path
+    native = hot is not None and hot.sync is not None and model_a is REVOLUTE
     stop = threading.Event()
     sent: dict[int, np.ndarray] = {}
     names = ['a', 'b']
@@ -289,15 +290,21 @@ def test_a_message_that_fails_is_counted_logged_once_and_the_thread_goes_on(side
     assert not hot.running                                   # stopped with the node
 
 
-def test_without_the_low_level_api_the_executor_path_is_chosen_with_a_reason():
-    # rclpy before Humble (Foxy 1.0, Galactic 2.0) kept a Node's subscriptions name-mangled;
-    # Humble's 3.3.x has the plain list, WaitSet and take_message, so it takes the hot path.
-    class GalacticLikeNode:
-        _Node__subscriptions: list = []
-
-    assert unavailable_reason() is None                       # this rclpy has the API
-    reason = unavailable_reason(GalacticLikeNode(), object())
-    assert reason and 'private' in reason
+def test_without_the_extension_the_executor_path_is_chosen_with_a_reason():
+    import rclpy
+    from urdf_state_py.node.tf_path import native
+    module = native.loadable().module
+    if module is None:
+        pytest.skip('the native extension is not built here')
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('hot_path_reason', context=context)
+    try:
+        assert unavailable_reason(module, node) is None   # this rclpy has the public handles
+        assert unavailable_reason(None, node) == 'the native extension is not loaded'
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
 
 
 def _free_elsewhere(lock) -> bool:

@@ -155,11 +155,11 @@ def tf_with(probe, child, since=0, stamp=None):
 
 def _sources_path() -> str:
     """The start of the path line the node logs for its source topics: the native loop's
-    wait set where this process could run it, else the Python hot path."""
+    wait set where this process could run it, else the executor."""
     from urdf_state_py.node.tf_path import native
     status = native.status()
     return ('native loop (C)' if status.module is not None else
-            f'Python hot path ({status.reason}) for the source_list topics')
+            f'executor ({status.reason}) for the source_list topics')
 
 
 @pytest.fixture(scope='module')

@@ -19,7 +19,7 @@ from rclpy.parameter import Parameter
 from rclpy.validate_topic_name import validate_topic_name
 
 __all__ = ['PARAMETERS', 'ParamSpec', 'declare', 'declare_spec', 'float_range', 'node_parameters',
-           'parameter_type_of']
+           'parameter_type_of', 'start_up_parameters']
 
 _TYPES = {
     bool: Parameter.Type.BOOL,
@@ -83,45 +83,57 @@ def _shown(value: Any) -> str:
     return f'{type(value).__name__} {text[:60]}{"..." if len(text) > 60 else ""}'
 
 
-def declare_spec(node: Node, spec: ParamSpec) -> Any:
+def start_up_parameters(node: Node, given: Iterable[Parameter] = ()) -> dict[str, Parameter]:
+    """The values given to ``node`` at start-up, gathered as rclpy gathers them: those of
+    its ``--ros-args`` (``-p``, parameters files; the rcl node's, through the public
+    ``Node.handle``), then ``given`` (the ``parameter_overrides`` it was constructed with).
+
+    Read here so that a wrong type or an out-of-range number is caught before
+    ``declare_parameter`` would raise; :func:`declare_spec` then declares the value in
+    effect with ``ignore_override``.
+    """
+    with node.handle:
+        found = dict(node.handle.get_parameters(Parameter))
+    found.update({p.name: p for p in given})
+    return found
+
+
+def declare_spec(node: Node, spec: ParamSpec,
+                 overrides: dict[str, Parameter] | None = None) -> Any:
     """Declare ``spec``; a start-up value breaking its rules is replaced by the default.
 
-    The override is read before declaring (rclpy keeps the start-up values in
-    ``Node._parameter_overrides`` in every release from Humble on) so that a
-    wrong type or an out-of-range number cannot make ``declare_parameter``
-    raise. Returns the value in effect.
+    ``overrides``: :func:`start_up_parameters` of the node (None: its ``--ros-args``
+    ones). Returns the value in effect.
     """
-    overrides = getattr(node, '_parameter_overrides', {})
-    given = overrides.get(spec.name)
+    given = (start_up_parameters(node) if overrides is None else overrides).get(spec.name)
+    value, ignore_override = spec.default, False
     if given is not None and given.type_ != Parameter.Type.NOT_SET:
-        value = given.value
-        problem = spec.problem(value)
+        ignore_override = True
+        problem = spec.problem(given.value)
         if problem is None:   # as declared (an int for a double, an untyped empty list)
             ptype = parameter_type_of(spec.default)
-            if ptype == Parameter.Type.STRING_ARRAY and not value:
-                del overrides[spec.name]   # [] would be declared as a byte array
-            else:
-                value = float(value) if ptype == Parameter.Type.DOUBLE else \
-                    list(value) if ptype == Parameter.Type.STRING_ARRAY else value
-                overrides[spec.name] = Parameter(spec.name, ptype, value)
+            value = float(given.value) if ptype == Parameter.Type.DOUBLE else \
+                list(given.value) if ptype == Parameter.Type.STRING_ARRAY else given.value
         else:
             shown = spec.default if spec.default != '' else '""'
             node.get_logger().error(
                 f"Parameter '{spec.name}': {problem}; using the default {shown!r} instead")
-            del overrides[spec.name]
     descriptor_range = None
     if spec.bounds is not None and isinstance(spec.default, float):
         descriptor_range = float_range(*spec.bounds)
-    return declare(node, spec.name, spec.default, spec.description, read_only=spec.read_only,
+    return declare(node, spec.name, value, spec.description, read_only=spec.read_only,
                    floating_point_range=descriptor_range,
                    integer_range=spec.bounds if isinstance(spec.default, int)
-                   and not isinstance(spec.default, bool) else None)
+                   and not isinstance(spec.default, bool) else None,
+                   ignore_override=ignore_override)
 
 
 def declare(node: Node, name: str, default: Any, description: str = '', *,
             read_only: bool = False, floating_point_range: FloatingPointRange | None = None,
-            integer_range: tuple[float, float] | None = None) -> Any:
-    """Declare ``name`` statically typed after ``default`` and return its value.
+            integer_range: tuple[float, float] | None = None,
+            ignore_override: bool = False) -> Any:
+    """Declare ``name`` statically typed after ``default`` and return its value
+    (``ignore_override``: ``default`` is the value, whatever was given at start-up).
 
     An empty list default cannot carry its type in rclpy (``[]`` infers as a
     byte array), so list parameters are declared by type and then set to the
@@ -136,7 +148,7 @@ def declare(node: Node, name: str, default: Any, description: str = '', *,
         descriptor.integer_range = [IntegerRange(from_value=int(integer_range[0]),
                                                  to_value=int(integer_range[1]), step=0)]
     if isinstance(default, list):
-        param = node.declare_parameter(name, ptype, descriptor)
+        param = node.declare_parameter(name, ptype, descriptor, ignore_override)
         if param.type_ == Parameter.Type.NOT_SET:
             # Not read-only at this point unless asked: set the default before any callback.
             if read_only:
@@ -144,7 +156,7 @@ def declare(node: Node, name: str, default: Any, description: str = '', *,
             node.set_parameters([Parameter(name, ptype, list(default))])
         value = node.get_parameter(name).value
         return list(value) if value is not None else list(default)
-    return node.declare_parameter(name, default, descriptor).value
+    return node.declare_parameter(name, default, descriptor, ignore_override).value
 
 
 #: Highest publish_frequency [Hz].

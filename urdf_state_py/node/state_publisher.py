@@ -25,7 +25,7 @@ Parameters: see :data:`urdf_state_py.node.params.PARAMETERS` and the README.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import rclpy
@@ -49,7 +49,7 @@ from .health import Health
 from .joint_state_publisher.joint_settings import declare_joint_parameters, is_joint_parameter
 from .tf_path.joint_state_input import JointStateInput
 from .param_services import ParameterServices
-from .params import PARAMETERS, declare_spec, node_parameters
+from .params import PARAMETERS, declare_spec, node_parameters, start_up_parameters
 from .process.runtime import Runtime
 from .qos import DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, quiet_publisher_events
 from .process.shutdown_signals import on_shutdown_signal, shutdown_requested
@@ -87,7 +87,9 @@ class UrdfStateNode(Node):
         """
         # The parameter services run on a thread of their own (see param_services).
         serve_parameters = kwargs.pop('start_parameter_services', True)
+        given = list(kwargs.get('parameter_overrides') or ())
         super().__init__(node_name, start_parameter_services=False, **kwargs)
+        self._start_up = start_up_parameters(self, given)
         self._runtime = runtime if runtime is not None else Runtime()
         self._owns_runtime = runtime is None
         try:
@@ -114,16 +116,17 @@ class UrdfStateNode(Node):
 
         # -- parameters (start-up values obey the run-time rules: see params.py) ------
         self._specs = node_parameters(self._registry, LOADER_PARAMETERS + SEMANTIC_PARAMETERS)
-        self._use_topic = bool(declare_spec(self, self._specs['use_robot_description_topic']))
+        self._use_topic = bool(declare_spec(self, self._specs['use_robot_description_topic'],
+                                            self._start_up))
         cfg: dict[str, Any] = {}
         for name, spec in self._specs.items():
             if name == 'use_robot_description_topic' or (
                     name == 'robot_description' and self._use_topic):
                 continue
-            cfg[name] = declare_spec(self, spec)
+            cfg[name] = declare_spec(self, spec, self._start_up)
         self._option_params: dict[str, tuple[str, str]] = {
             f'{p.name}.{o.name}': (p.name, o.name) for p in self._registry for o in p.options}
-        cfg['joint_settings'] = declare_joint_parameters(self)   # zeros.*, dependent_joints.*
+        cfg['joint_settings'] = declare_joint_parameters(self, self._start_up)  # zeros.* ...
         self._cfg = cfg
         self._loader = DescriptionLoader(self._registry, cfg, self.get_logger(),
                                          self._runtime.parsers)
@@ -275,23 +278,30 @@ class UrdfStateNode(Node):
         return self._loader.build(source, cfg, lambda parser: self._parser_options(cfg, parser))
 
     def _install(self, loaded: Loaded) -> None:
-        """Announce a fully built model, then swap it in as one reference.
+        """Swap in a fully built model as one reference, then announce it (not under
+        the JointState lock: see :meth:`_swap` and :meth:`_announce`)."""
+        self._swap(loaded)
+        self._announce(loaded)
 
-        Its description, /tf_static and default positions go out before the
-        swap: until then no JointState can use (or write into the buffers of)
-        the new state, so no /tf mixes two models and no buffer is shared
-        between the thread loading it and the one handling joint states.
-        """
+    def _swap(self, loaded: Loaded) -> None:
+        """Replace the loaded model by ``loaded``, fully built, under the JointState lock
+        (between two JointStates: no /tf mixes two models)."""
         self.get_logger().info(loaded.summary())
+        with self._input.lock:
+            self._health.new_model()
+            old, self._loaded = self._loaded, loaded
+        self._loader.release_memory(old, loaded)
+
+    def _announce(self, loaded: Loaded) -> None:
+        """Publish the description, /tf_static and default positions of ``loaded``, after
+        its swap and outside the JointState lock: publishing a description of up to 64 MB
+        and a /tf_static of thousands of transforms takes long enough that /tf would stop
+        meanwhile (a /tf of the new model may thus precede its /tf_static)."""
         if self._description_pub is not None:
             self._description_pub.publish(String(data=loaded.description))
         self._publish_static(loaded)
         if self._cfg['publish_default_positions']:
             self._publish_defaults(loaded)
-        with self._input.lock:  # between two JointStates
-            self._health.new_model()
-            old, self._loaded = self._loaded, loaded
-        self._loader.release_memory(old, loaded)
 
     # -- publishing ------------------------------------------------------------------
 
@@ -359,7 +369,9 @@ class UrdfStateNode(Node):
             with self._input.lock:
                 if new_loaded is not None:
                     new_loaded.merger.adopt(loaded.merger)
-                self._commit(cfg, {'semantic'}, self._source, new_loaded)
+                announce = self._commit(cfg, {'semantic'}, self._source, new_loaded)
+            if announce is not None:
+                announce()
 
     def _on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
         """Runs on the parameter services' thread (see param_services), never on the executor's."""
@@ -462,11 +474,14 @@ class UrdfStateNode(Node):
         with self._input.lock:  # everything validated: apply, between two JointStates
             if adopted is not None:   # the values received so far, none changing meanwhile
                 new_loaded.merger.adopt(adopted)
-            self._commit(cfg, changed, source, new_loaded)
+            announce = self._commit(cfg, changed, source, new_loaded)
+        if announce is not None:
+            announce()
 
     def _commit(self, cfg: dict[str, Any], changed: set[str], source: Source | None,
-                new_loaded: Loaded | None) -> None:
-        """Apply a validated batch of parameters (under the JointState lock)."""
+                new_loaded: Loaded | None) -> Callable[[], None] | None:
+        """Apply a validated batch of parameters (under the JointState lock); returns what
+        to publish once the lock is released, if anything."""
         self._cfg = cfg
         self._source = source
         if 'publish_default_positions' in changed:
@@ -474,26 +489,28 @@ class UrdfStateNode(Node):
         if 'rate' in changed and self._sources is not None:
             self._sources.set_rate(cfg['rate'])
         if new_loaded is not None:
-            self._install(new_loaded)
-            return
+            self._swap(new_loaded)
+            return lambda: self._announce(new_loaded)
         loaded = self._loaded
         if loaded is None:
-            return
+            return None
         throttle = loaded.merger.throttle
         throttle.frequency = cfg['publish_frequency']
         throttle.ignore_timestamp = cfg['ignore_timestamp']
         republish = 'frame_prefix' in changed or (
             'publish_default_positions' in changed and cfg['publish_default_positions'])
+        announce = None
         if republish:
             # Fresh /tf buffers (and frame ids): written here, then swapped in.
             loaded = loaded.with_prefix(cfg['frame_prefix'])
-            if 'frame_prefix' in changed:
-                self._publish_static(loaded)
             if cfg['publish_default_positions']:
                 self._publish_defaults(loaded)
             self._loaded = loaded
+            if 'frame_prefix' in changed:
+                announce = lambda: self._publish_static(loaded)  # noqa: E731
         if 'ignore_limits' in changed:
             loaded.clamp_warned.reset()
+        return announce
 
 
 #: Settings that shape the model or its defaults (checked against it, see joint_settings).

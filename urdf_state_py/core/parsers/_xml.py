@@ -24,7 +24,6 @@ import xml.sax.xmlreader
 from xml.etree import ElementTree
 
 import defusedxml
-import defusedxml.sax
 
 from ..errors import DescriptionError
 
@@ -182,6 +181,8 @@ def read_tree(data: str | bytes) -> ElementTree.Element:
     * no namespace processing, like TinyXML: ``<xacro:foo>`` is an element
       named ``xacro:foo`` even where the prefix is not declared.
     """
+    import defusedxml.sax   # here: its xml.sax.saxutils imports urllib.request (~50 ms),
+    # and a node parses in its parser process, not where its start-up waits
     text = normalize(data)
     handler = _TreeHandler()
     parser = defusedxml.sax.make_parser()

@@ -131,21 +131,20 @@ def integrated_joints(model: Model, joints: list[str]) -> list[str]:
     return [name for name in joints if integrate_problem(model, [name]) is None]
 
 
-def declare_joint_parameters(node) -> JointSettings:
-    """Declare the ``zeros.*`` / ``dependent_joints.*`` parameters given at start-up."""
-    overrides = getattr(node, '_parameter_overrides', {})
+def declare_joint_parameters(node, overrides: Mapping) -> JointSettings:
+    """Declare the ``zeros.*`` / ``dependent_joints.*`` parameters given at start-up
+    (``overrides``: the node's :func:`~..params.start_up_parameters`)."""
     values = {}
     for name in sorted(n for n in overrides if is_joint_parameter(n)):
         value = overrides[name].value
         problem = _type_problem(name, value)
         if problem:
             node.get_logger().error(f"Parameter '{name}': {problem}; ignored")
-            del overrides[name]
             continue
         if not isinstance(value, str):
             value = float(value)
-            overrides[name] = type(overrides[name])(name, value=value)
-        values[name] = declare(node, name, value, 'joint_state_publisher setting (see docs)')
+        values[name] = declare(node, name, value, 'joint_state_publisher setting (see docs)',
+                               ignore_override=True)
     try:
         return JointSettings(values)
     except ValueError as err:

@@ -14,7 +14,7 @@ per joint, any subset per message), and publishes the merged state on
   topic, chosen as for the plain subscription
   (:meth:`~.joint_state_input.JointStateInput.thread_for`): the native loop's
   wait set where it can run (no plan: each message goes to its route's
-  handler), else :class:`~.hot_path.HotPath`, else the executor. Each message takes the
+  handler), else the executor. Each message takes the
   general path of :class:`~.joint_state_input.JointStateInput` under its lock,
   then the merged JointState is published with the /tf it caused, stamped
   with that message's stamp.
@@ -105,7 +105,6 @@ class SourceInput:
                 JointState, topic, joint_states.errors.guarded(handler), qos_profile_sensor_data,
                 qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
             routes.append((subscription, handler))
-        self.subscriptions = [sub for sub, _ in routes]
         self.hot_path = None
         if hot_path_requested(hot_path):
             self.hot_path = joint_states.thread_for(routes, 'joint state sources', planned=False)

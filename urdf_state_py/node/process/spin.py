@@ -30,27 +30,38 @@ SPIN_TIMEOUT_S = 0.5
 _LOGGER_NAME = 'urdf_state'
 
 
-class SingleThreadedExecutor(executors.SingleThreadedExecutor):
-    """rclpy's SingleThreadedExecutor, which a signal may interrupt as it is built.
+class _CollectedQuietly:
+    """An rclpy executor which a signal may interrupt as it is built.
 
     rclpy's ``Executor.__init__`` creates guard conditions, which need a live
     context; rclpy's own signal handler shuts the context down the moment a
     SIGINT or SIGTERM arrives, so an executor built in that instant fails
-    half-way, and rclpy's ``__del__`` then reads ``_sigint_gc``, never set:
+    half-way, and rclpy's ``__del__`` then reads an attribute never set:
     "Exception ignored in Executor.__del__ ... AttributeError" and a traceback
     on stderr of a node that was only told to stop (seen once under ``ros2
-    launch``-style SIGTERM while a node finished starting). The attribute's
-    default here lets the half-built executor be collected quietly.
+    launch``-style SIGTERM while a node finished starting). rclpy's ``__del__``
+    runs here only for an executor whose ``__init__`` completed.
     """
 
-    _sigint_gc = None
+    def __init__(self, *args, **kwargs) -> None:
+        self.urdf_state_built = False
+        super().__init__(*args, **kwargs)
+        self.urdf_state_built = True
+
+    def __del__(self) -> None:
+        finalize = getattr(super(), '__del__', None)
+        if self.__dict__.get('urdf_state_built') and finalize is not None:
+            finalize()
 
 
-class MultiThreadedExecutor(executors.MultiThreadedExecutor):
+class SingleThreadedExecutor(_CollectedQuietly, executors.SingleThreadedExecutor):
+    """rclpy's SingleThreadedExecutor, collected quietly when a signal interrupts its
+    construction (see :class:`_CollectedQuietly`)."""
+
+
+class MultiThreadedExecutor(_CollectedQuietly, executors.MultiThreadedExecutor):
     """rclpy's MultiThreadedExecutor, collected quietly when a signal interrupts its
-    construction (see :class:`SingleThreadedExecutor`)."""
-
-    _sigint_gc = None
+    construction (see :class:`_CollectedQuietly`)."""
 
 
 def make_executor(kind: str | None = None) -> Executor:

@@ -8,37 +8,34 @@ EventsExecutor avoids that, but queues one event per incoming message without
 bound: under a flood of JointStates its backlog (and RSS) grows for as long as
 the flood lasts, and parameter services answer tens of seconds late.
 
-:class:`HotPath` takes the subscription away from the executor and serves it
-from a daemon thread that waits on a wait set holding only that subscription
-and a guard condition (to stop), plus the subscription's QoS event handlers
-(incompatible QoS warnings...: left with the executor, they would wake it on
-every message -- Fast DDS signals them through the reader's status -- and it
-would rebuild its wait set in a loop until the thread took the message). Per
-wake-up it takes every available message
-(raw CDR bytes) and hands each to the handler, which runs the node's fused
-path and publishes the pre-serialised /tf. The DDS history of the
-subscription (sensor data QoS: keep last 5) is then the only queue, so a
-flood costs CPU, never memory. The executor thread -- parameters, services,
-the description topic, timers -- keeps answering because, after
-:data:`_BUSY_YIELD_AFTER_S` of uninterrupted work, the loop sleeps
-:data:`_YIELD_S`: the interpreter's switch interval alone is not enough, since
-a thread that releases and retakes the GIL around every C call (take,
-publish) starves a thread waiting for it -- seen as parameter answers 8 s late
-under a flood.
+:class:`HotPath` serves the subscriptions from a daemon thread running the
+native extension's ``Loop``: an rcl wait set holding only those subscriptions,
+a guard condition (to stop) and their QoS events (incompatible QoS, incompatible
+type: logged as rclpy's default handlers log them). Each message's raw CDR bytes
+go to its route's handler -- unless the native loop's plan serves it without
+Python at all (:mod:`.native_loop`). The DDS history of the subscription (sensor
+data QoS: keep last 5) is then the only queue, so a flood costs CPU, never
+memory; under a backlog the loop sleeps 0.5 ms after 20 ms of work, so the
+executor thread -- parameters, services, the description topic, timers --
+keeps answering.
+
+Public APIs only, in every supported rclpy (Humble 3.3, Jazzy 7.1, Kilted 9.x):
+rclpy has no public way to keep its executors off one of a node's subscriptions
+(the EventsExecutor serves everything in ``Node.subscriptions``, whatever the
+callback group), so the extension owns the subscription: :meth:`HotPath.attach`
+lets rclpy create it (``create_subscription``: the topic is resolved and the QoS
+override parameters declared and applied), reads its public ``topic_name`` and
+``qos_profile``, destroys it, and creates the extension's own on the node's rcl
+handle (``Node.handle.pointer``) with that name and QoS. ``ros2 node info`` lists
+it under the node as before. Should the loop end (see :mod:`.native_loop`), the
+same thread closes them and hands each topic back to rclpy: a new
+``create_subscription`` with the same QoS, served by the executor.
+
+Without the extension (not built, not loadable, ``URDF_STATE_NATIVE=off``) or
+with ``URDF_STATE_HOT_PATH=off``, the executor serves the rclpy subscription.
 
 A handler exception never ends the thread: :class:`MessageErrors` counts it
 and logs it, throttled, and the next message is served.
-
-Low-level API used (rclpy's C extension, as its own executors and
-``wait_for_message`` use it): ``WaitSet``, ``GuardCondition``,
-``Subscription.take_message(type, raw)``; and the node's ``_subscriptions``
-list, from which the subscription is removed so that no executor (wait-set or
-events) serves it too (its event handlers: ``Node.remove_waitable``). Humble
-(rclpy 3.3.x, read in 3.3.0 and 3.3.15), Jazzy (7.x) and Kilted (9.x) have all
-of it, so all three take this path; rclpy before Humble (Foxy 1.0, Galactic 2.0)
-keeps a Node's subscriptions in a name-mangled list, and there
-:func:`unavailable_reason` says why and the node serves the subscription's
-callback on its executor. ``URDF_STATE_HOT_PATH=off`` forces that path anywhere.
 """
 
 from __future__ import annotations
@@ -48,23 +45,14 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
-
-from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+from types import ModuleType
 
 from ..health import LogThrottle
 from ..process.threads import join_thread
 
-__all__ = ['HotPath', 'MessageErrors', 'hot_path_requested', 'unavailable_reason']
+__all__ = ['HotPath', 'MessageErrors', 'hot_path_requested', 'qos_arguments',
+           'unavailable_reason']
 
-#: Longest wait before the loop re-checks its stop flag (the guard condition is
-#: what stops it; this only bounds a missed trigger). Long: a container runs one
-#: such thread per robot, and each wake-up of an idle one is CPU for nothing.
-_WAIT_TIMEOUT_NS = 5_000_000_000
-#: Under a backlog (messages keep coming with no idle wait), the loop sleeps
-#: _YIELD_S after this much work, so the executor thread gets the GIL (~2.5 %
-#: of a flood's throughput; nothing at all while the loop catches up in time).
-_BUSY_YIELD_AFTER_S = 0.02
-_YIELD_S = 0.0005
 #: A failing handler is reported at most this often (with the count meanwhile).
 _ERROR_LOG_PERIOD_S = 5.0
 
@@ -80,20 +68,25 @@ def hot_path_requested(requested: bool | None = None) -> bool:
     return value not in ('off', '0', 'false')
 
 
-def unavailable_reason(node=None, subscription=None) -> str | None:
-    """Why this rclpy cannot serve a subscription from our own thread (None: it can)."""
-    for name in ('WaitSet', 'GuardCondition', 'Subscription'):
-        if not hasattr(_rclpy, name):
-            return f'rclpy has no {name} in its C extension'
-    if not hasattr(_rclpy.Subscription, 'take_message'):
-        return 'rclpy subscriptions have no take_message'
-    if node is not None:
-        subscriptions = getattr(node, '_subscriptions', None)
-        if not isinstance(subscriptions, list):
-            return "this rclpy's Node keeps its subscriptions private"
-        if subscription is not None and subscription not in subscriptions:
-            return 'the subscription is not in the node'
+def unavailable_reason(module: ModuleType | None, node) -> str | None:
+    """Why the extension cannot serve a subscription of ``node`` from a thread of its own
+    (None: it can): it needs the rcl pointers of the node, its context and its clock."""
+    if module is None or not hasattr(module, 'Subscription'):
+        return 'the native extension is not loaded'
+    for what, handle in (('node', node.handle), ('context', node.context.handle),
+                         ('clock', node.get_clock().handle)):
+        if not hasattr(handle, 'pointer'):
+            return f"this rclpy's {what} handle has no rcl pointer"
     return None
+
+
+def qos_arguments(qos) -> tuple:
+    """An rclpy ``QoSProfile`` as the extension's ``Subscription`` takes it (rclpy's enum
+    values are rmw's; durations in ns, 0 the rmw default)."""
+    return (int(qos.history), int(qos.depth), int(qos.reliability), int(qos.durability),
+            qos.deadline.nanoseconds, qos.lifespan.nanoseconds, int(qos.liveliness),
+            qos.liveliness_lease_duration.nanoseconds,
+            bool(qos.avoid_ros_namespace_conventions))
 
 
 class MessageErrors:
@@ -129,56 +122,69 @@ class MessageErrors:
 
 
 class HotPath:
-    """Raw subscriptions (*routes*: each with its handler) served by one daemon thread of
-    their own (see the module docstring).
+    """JointState subscriptions (*routes*: topic, QoS, handler), owned by the extension and
+    served by one daemon thread running its ``Loop`` (see the module docstring).
 
-    Build with :meth:`attach` (None when the rclpy at hand cannot), then
-    :meth:`start`; :meth:`stop` before destroying the node. The plain
-    ``joint_states`` subscription is one route; ``source_list`` topics are several,
-    drained in turn: per wake-up the loop takes *one* message from each subscription
-    in turn until all are empty (round robin), so a source flooding its topic delays
-    the others by one message each, never by its whole backlog.
+    Build with :meth:`attach`, then :meth:`start`; :meth:`stop` before destroying the
+    node. The plain ``joint_states`` subscription is one route; ``source_list`` topics are
+    several, drained in turn (one message from each until all are empty), so a source
+    flooding its topic delays the others by one message each. ``sync``: the
+    :class:`~.native_loop.LoopSync` whose plans serve route 0 without Python (None: every
+    message goes to its handler); ``tf_publisher``: the /tf publisher the plans publish
+    on; ``on_ended(why)``: called on the thread should the loop end, before the routes
+    go back to the executor.
     """
 
-    def __init__(self, node, routes: Sequence[tuple[object, Callable[[bytes], None]]],
-                 errors: MessageErrors) -> None:
+    def __init__(self, node, module: ModuleType,
+                 routes: Sequence[tuple[str, object, Callable[[bytes], None]]],
+                 errors: MessageErrors, *, tf_publisher, sync=None,
+                 on_ended: Callable[[str], None] | None = None) -> None:
+        from rclpy.guard_condition import GuardCondition
         self._node = node
-        self._routes = list(routes)
         self._errors = errors
         self._context = node.context
-        self._events = [event for subscription, _ in self._routes
-                        for event in getattr(subscription, 'event_handlers', ())]
-        self._guard = _rclpy.GuardCondition(self._context.handle)
-        self._wait_set = _rclpy.WaitSet(len(self._routes), 1, 0, 0, 0, len(self._events),
-                                        self._context.handle)
+        self._routes = [(topic, qos, errors.guarded(handler)) for topic, qos, handler in routes]
+        self._tf_publisher = tf_publisher
+        self._clock = node.get_clock()
+        self.sync = sync
+        self.loop = sync.loop if sync is not None else module.Loop()
+        self._on_ended = on_ended
+        self._guard = GuardCondition(None, None, self._context)
+        self._owned: list = []
+        try:
+            for topic, qos, _ in self._routes:
+                self._owned.append(module.Subscription(node.handle, topic, *qos_arguments(qos)))
+        except BaseException:
+            self._close()
+            raise
+        self._events = [(owned, index, topic) for owned, (topic, _, _) in
+                        zip(self._owned, self._routes)
+                        for index in range(len(owned.event_pointers))]
+        #: The rclpy subscriptions serving the routes after the loop ended (executor).
+        self.handed_back: list = []
         self._stopping = False
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def attach(cls, node, routes: Sequence[tuple[object, Callable[[bytes], None]]],
-               errors: MessageErrors, what: str = 'joint_states', **extra) -> 'HotPath | None':
-        """Take every subscription of ``routes`` (raw, of ``node``) away from the executors;
-        None if impossible (logged, naming ``what``).
-
-        Call before the node is added to an executor: an EventsExecutor
-        registers the subscriptions it sees when a node is added. ``extra``: a
-        subclass's own constructor arguments.
-        """
+    def attach(cls, node, module: ModuleType, routes: Sequence[tuple[object, Callable]],
+               errors: MessageErrors, **extra) -> 'HotPath':
+        """Take over ``routes`` (each an rclpy raw JointState subscription of ``node`` and
+        its handler): the extension subscribes with each one's resolved topic and QoS, then
+        rclpy's is destroyed. Call before the node is added to an executor. Raises (the
+        rclpy subscriptions untouched) when the extension cannot subscribe."""
+        hot = cls(node, module, [(sub.topic_name, sub.qos_profile, handler)
+                                 for sub, handler in routes], errors, **extra)
         for subscription, _ in routes:
-            reason = unavailable_reason(node, subscription)
-            if reason is not None:
-                node.get_logger().info(f'{what} served by the executor ({reason})')
-                return None
-        hot = cls(node, routes, errors, **extra)
-        for subscription, _ in routes:
-            node._subscriptions.remove(subscription)
-        for event in hot._events:
-            node.remove_waitable(event)
+            node.destroy_subscription(subscription)
         return hot
 
     @property
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def topics(self) -> list[str]:
+        return [topic for topic, _, _ in self._routes]
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name='urdf_state_joint_states',
@@ -186,91 +192,78 @@ class HotPath:
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop the thread (guard condition), then hand the subscriptions back to the node,
-        so that destroying the node destroys them as any other."""
+        """Stop the thread, then close the extension's subscriptions (before the node goes)."""
         self._stopping = True
+        self.loop.request_stop()
         try:
-            self._guard.trigger_guard_condition()
+            self._guard.trigger()
         except Exception:  # noqa: BLE001 - already destroyed: the loop ends on its timeout
             pass
         join_thread(self._thread, timeout)
-        for subscription, _ in self._routes:
-            if subscription not in self._node._subscriptions:
-                self._node._subscriptions.append(subscription)
-                for event in getattr(subscription, 'event_handlers', ()):
-                    self._node.add_waitable(event)
+        if not self.running:   # else the loop may still use them: left to the process's end
+            self._close()
 
-    def _wait(self, routes) -> bool:
-        """One wait on every route, the guard and the event handlers; False: stopping."""
-        wait_set = self._wait_set
-        wait_set.clear_entities()
-        for route in routes:
-            wait_set.add_subscription(route[0])
-        wait_set.add_guard_condition(self._guard)
-        events = self._events
-        for event in events:
-            event.add_to_wait_set(wait_set)
-        wait_set.wait(_WAIT_TIMEOUT_NS)
-        if self._stopping:
-            return False
-        for event in events:
-            if event.is_ready(wait_set):   # incompatible QoS and kin: logged by rclpy's handler
-                _run_to_end(event.execute(event.take_data()))
-        return True
+    def _close(self) -> None:
+        for owned in self._owned:
+            owned.close()
+        self._guard.destroy()
+
+    def _on_event(self, index: int) -> None:
+        """A QoS event of a route: logged as rclpy's default handlers log it."""
+        try:
+            owned, at, topic = self._events[index]
+            taken = owned.take_event(at)
+            if taken is None:
+                return
+            kind, _total, _change, policy = taken
+            if kind == 'incompatible_qos':
+                from rclpy.qos import qos_policy_name_from_kind
+                self._node.get_logger().warning(
+                    f"New publisher discovered on topic '{topic}', offering incompatible QoS. "
+                    'No messages will be received from it. Last incompatible policy: '
+                    f'{qos_policy_name_from_kind(policy)}')
+            else:
+                self._node.get_logger().warning(
+                    f"Incompatible type on topic '{topic}', no messages will be sent to it.")
+        except Exception as exc:  # noqa: BLE001 - an event must not end the loop
+            self._errors.record(exc)
 
     def _run(self) -> None:
-        routes = [(sub.handle, sub.handle.take_message, sub.msg_type, handler)
-                  for sub, handler in self._routes]
-        errors = self._errors
-        busy_since = None
-        # Entered for the thread's life: none of them can be destroyed under the loop.
-        with ExitStack() as entered:
-            for entity in (*(r[0] for r in routes), self._guard, self._wait_set, *self._events):
-                entered.enter_context(entity)
-            while not self._stopping:
-                try:
-                    if not self._wait(routes):
-                        break
-                    pending = routes
-                    while pending and not self._stopping:   # round robin until all are empty
-                        still = []
-                        for route in pending:
-                            taken = route[1](route[2], True)
-                            if taken is None:
-                                continue
-                            still.append(route)
-                            try:
-                                route[3](taken[0])
-                            except Exception as exc:  # noqa: BLE001 - skip this message only
-                                if not self._context.ok():
-                                    return  # shutting down (Ctrl-C): publishing fails, say nothing
-                                errors.record(exc)
-                        pending = still
-                        busy_since = _yield_when_busy(busy_since) if still else None
-                except Exception as exc:  # noqa: BLE001 - wait/take failed
-                    if self._stopping or not self._context.ok():
-                        break
-                    errors.record(exc)
-                    time.sleep(0.01)  # never a busy loop on a persistent failure
+        why = self._serve()
+        if why is None or self._stopping or not self._context.ok():
+            return
+        try:
+            if self._on_ended is not None:
+                self._on_ended(why)
+        except Exception as exc:  # noqa: BLE001 - the routes go back all the same
+            self._errors.record(exc)
+        self._hand_back()
 
+    def _serve(self) -> str | None:
+        """``Loop.run`` on this thread: None once stopped, else why it ended."""
+        pub, context, clock = self._tf_publisher.handle, self._context.handle, self._clock.handle
+        guard = self._guard.handle
+        try:
+            with ExitStack() as entered:  # none destroyed under the C loop
+                for entity in (pub, guard, context, clock):
+                    entered.enter_context(entity)
+                return self.loop.run(
+                    context.pointer, [owned.pointer for owned in self._owned], pub.pointer,
+                    guard.pointer, clock.pointer,
+                    [pointer for owned in self._owned for pointer in owned.event_pointers],
+                    tuple(handler for _, _, handler in self._routes), self._on_event)
+        except Exception as exc:  # noqa: BLE001 - the caller decides what follows
+            return f'{type(exc).__name__}: {exc}'
 
-def _yield_when_busy(busy_since: float | None) -> float:
-    """After :data:`_BUSY_YIELD_AFTER_S` of work without an idle wait, sleep :data:`_YIELD_S`
-    so the executor thread gets the GIL (see the module docstring); returns the new start
-    of the work."""
-    now = time.perf_counter()
-    if busy_since is None:
-        return now
-    if now - busy_since > _BUSY_YIELD_AFTER_S:
-        time.sleep(_YIELD_S)
-        return time.perf_counter()
-    return busy_since
-
-
-def _run_to_end(coroutine) -> None:
-    """Run an event handler's ``execute`` coroutine (its callback is synchronous)."""
-    try:
-        while True:
-            coroutine.send(None)
-    except StopIteration:
-        pass
+    def _hand_back(self) -> None:
+        """The loop ended: each route becomes an rclpy subscription again (same topic and
+        QoS, its QoS parameters already declared), served by the executor."""
+        from sensor_msgs.msg import JointState
+        for owned in self._owned:
+            owned.close()
+        for topic, qos, handler in self._routes:
+            try:
+                self.handed_back.append(self._node.create_subscription(
+                    JointState, topic, handler, qos, raw=True))
+            except Exception as exc:  # noqa: BLE001 - the node is going: nothing to serve
+                self._errors.record(exc)

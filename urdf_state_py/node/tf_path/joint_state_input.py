@@ -4,13 +4,14 @@
 everything one message goes through: decoding (:mod:`.joint_state_cdr`, or its
 native twin where :mod:`.native` allows; logged once, shown on /diagnostics), the
 fused fast path (:mod:`.fast_path`) or the general path (merge, rate limit,
-limits, clamping warnings), and the /tf publication. The subscription is
-served by :class:`~.hot_path.HotPath`'s thread where rclpy allows it, else by
-the node's executor (rclpy without that API, or ``URDF_STATE_HOT_PATH=off``).
-Where the native extension may run (:mod:`.native`), that thread is
-:class:`~.native_loop.NativeHotPath`'s: the common message never reaches Python,
-every other one comes to :meth:`JointStateInput.on_raw` with its bytes; the
-node logs once which path serves joint_states and why (also on /diagnostics).
+limits, clamping warnings), and the /tf publication. Where the native extension
+may run (:mod:`.native`), the subscription is the extension's, served by
+:class:`~.hot_path.HotPath`'s thread: with the native loop's plan the common
+message never reaches Python, every other one comes to
+:meth:`JointStateInput.on_raw` with its bytes. Else (no extension,
+``URDF_STATE_NATIVE=off``, ``URDF_STATE_HOT_PATH=off``) the node's executor
+serves rclpy's subscription. The node logs once which path serves joint_states
+and why (also on /diagnostics).
 
 Consistency: one message reads the loaded state and the settings once, under
 :attr:`JointStateInput.lock`; the node swaps them (and changes anything the
@@ -39,10 +40,10 @@ from sensor_msgs.msg import JointState
 from ..guards import INTERNAL_ERROR, CallbackGuard
 from ..health import Health
 from .hot_path import HotPath, MessageErrors, hot_path_requested
+from .hot_path import unavailable_reason as hot_unavailable_reason
 from .joint_state_cdr import MalformedJointState
 from .native import joint_state_reader, status as native_status
-from .native_loop import LoopSync, NativeHotPath, PausingLock
-from .native_loop import unavailable_reason as native_unavailable_reason
+from .native_loop import LoopSync, PausingLock
 
 __all__ = ['JointStateInput']
 
@@ -94,44 +95,48 @@ class JointStateInput:
             self.report_path('executor (URDF_STATE_HOT_PATH=off)')
             return
         self.hot_path = self.thread_for([(self.subscription, self.on_raw)])
+        if self.hot_path is not None:
+            self.subscription = None   # destroyed: the extension's serves the topic
 
     def thread_for(self, routes, what: str = 'joint_states', planned: bool = True
                    ) -> HotPath | None:
-        """The thread serving ``routes`` -- the native loop where it can run, else the
-        Python hot path; None: the executor -- having said which one and why.
+        """The thread serving ``routes`` (rclpy subscriptions and their handlers) -- the
+        extension's loop, with its plans where they may run -- or None: the executor
+        serves them; having said which and why.
 
         ``planned``: route 0 is ``joint_states``, whose plan the loop runs and syncs
         through :attr:`lock`; else (``source_list`` topics) the loop never has a plan
         and hands every message to its route's handler, so one thread serves every
-        JointState input whichever path runs. Should the native loop end, the same
-        thread serves ``routes`` as the Python hot path, and says so.
+        JointState input. Should the loop end, the executor serves ``routes`` again.
         """
         node, native = self._node, native_status()
         suffix = '' if planned else ' for the source_list topics'
-        why_not = native.reason
-        if native.module is not None:
-            why_not = native.loop_refused or next(filter(None, (
-                native_unavailable_reason(node, sub, self._tf_pub) for sub, _ in routes)), '')
-            if not why_not:
+        why_not = native.reason if native.module is None else \
+            hot_unavailable_reason(native.module, node)
+        if why_not is None:
+            sync = None
+            if planned and native.loop_refused is None:
                 sync = LoopSync(native.module, self._current, self._health, self, self.errors)
 
-                def ended(why: str) -> None:
-                    if planned:
-                        self.lock.detach()
-                    self.report_path(f'Python hot path (the native loop ended: {why}){suffix}',
-                                     warn=True)
+            def ended(why: str) -> None:
+                if sync is not None:
+                    self.lock.detach()
+                self.report_path(f'executor (the native loop ended: {why}){suffix}', warn=True)
 
-                hot = NativeHotPath.attach(node, routes, self.errors, what,
-                                           tf_publisher=self._tf_pub, sync=sync, on_ended=ended)
-                if hot is not None:
-                    if planned:
-                        self.lock.sync = sync
-                    self.report_path(f'native loop (C) ({native.reason}){suffix}')
-                    return hot
-        hot = HotPath.attach(node, routes, self.errors, what)
-        self.report_path(f'Python hot path ({why_not}){suffix}' if hot is not None else
-                         f'executor (rclpy cannot serve it from a thread of its own){suffix}')
-        return hot
+            try:
+                hot = HotPath.attach(node, native.module, routes, self.errors,
+                                     tf_publisher=self._tf_pub, sync=sync, on_ended=ended)
+            except Exception as exc:  # noqa: BLE001 - the executor serves rclpy's subscription
+                why_not = f'the native extension could not subscribe: {exc}'
+            else:
+                if sync is not None:
+                    self.lock.sync = sync
+                self.report_path(f'Python hot path ({native.loop_refused})'
+                                 if planned and sync is None
+                                 else f'native loop (C) ({native.reason}){suffix}')
+                return hot
+        self.report_path(f'executor ({why_not}){suffix}')
+        return None
 
     def report_path(self, which: str, warn: bool = False) -> None:
         """Log which path serves the JointState input and why (also on /diagnostics)."""

@@ -1,20 +1,20 @@
 """The native extension (``_urdf_state_native``, C): whether this process may use it, and its decoder.
 
 setup.py builds the extension where rcl's headers are (the venv of the PyPI
-wheels, a sourced distro) and compiles in the rcl/rmw/rclpy versions and the
-prefix it was built against. A build made for another ROS 2 must never run:
-:func:`status` loads it only when the librcl this process resolved lies in that
-prefix and the installed rcl, rmw and rclpy are the versions it was built for;
-otherwise, or when it is not built, or with ``URDF_STATE_NATIVE=off``, the
-Python code serves, exactly as before. :class:`NativeJointStateReader` is
+wheels, a sourced distro) and compiles in the rcl and rmw versions it was built
+against. It uses rcl's and rmw's C API only -- no rclpy internals -- and ROS 2
+keeps that API and ABI stable within a distribution, so a build serves any
+release of its distro: :func:`status` checks, at load, that the librcl and
+librmw this process loaded are of the distro the build was made for (rcl's
+major version, rmw's major.minor: each distro has its own), then the native
+loop's start-up self-test (:mod:`.native_selftest`: synthetic messages through
+the C plan and the Python specification must give the same /tf bytes). A check
+that fails says which and why (log and /diagnostics): a failed load check
+leaves the Python code to serve, a failed self-test the native decoder and wait
+with the Python path behind them. ``URDF_STATE_NATIVE=off`` leaves everything to
+the Python code. :class:`NativeJointStateReader` is
 ``joint_state_cdr.JointStateReader`` in C (same checks, same verdicts, same
 error texts: ``test_native_decoder.py`` fuzzes both against rclpy).
-
-The native loop (not the decoder, pure C on the payload's bytes) also needs an
-rclpy/rcl pair the tests cover (:data:`TESTED`: the wheels the suite runs on):
-on any other -- Humble's, a newer release -- the Python hot path serves unless
-``URDF_STATE_NATIVE=on`` starts the loop all the same (:attr:`NativeStatus.loop_refused`
-says why not).
 
 ``URDF_STATE_NATIVE_MODULE=/path/to/_urdf_state_native*.so`` loads another
 build of the same sources instead of the installed one (CI runs the fuzz and the
@@ -35,30 +35,15 @@ import numpy as np
 
 from .joint_state_cdr import JointStateReader, MalformedJointState
 
-__all__ = ['TESTED', 'NativeJointStateReader', 'NativeStatus', 'joint_state_reader', 'loadable',
-           'status', 'untested']
+__all__ = ['NativeJointStateReader', 'NativeStatus', 'abi_mismatch', 'joint_state_reader',
+           'loadable', 'status']
 
 _MODULE = 'urdf_state_py.node.tf_path._urdf_state_native'
 _OFF = ('off', '0', 'false', 'no')
-_ON = ('on', '1', 'true', 'yes')
-
-#: (rclpy, rcl) releases, as their package.xml give them, that the native loop's tests run
-#: on: the ROS 2 wheels pinned in requirements/ros-*.txt (test_native.py fails when a pin
-#: moves and this does not).
-TESTED = frozenset({
-    ('7.1.5', '9.2.7'),    # Jazzy: the ros-rclpy 7.1.6 and ros-rcl 9.2.8 wheels
-    ('9.1.2', '10.1.3'),   # Kilted: ros-rclpy 9.1.2, ros-rcl 10.1.3
-})
-
-
-def untested(rclpy: str, rcl: str) -> str | None:
-    """Why the native loop does not start on rclpy ``rclpy`` with rcl ``rcl`` unless forced
-    (None: the tests cover that pair)."""
-    if (rclpy, rcl) in TESTED:
-        return None
-    tested = ', '.join(f'rclpy {a} with rcl {b}' for a, b in sorted(TESTED))
-    return (f'no test covers rclpy {rclpy} with rcl {rcl} (tested: {tested}); '
-            'URDF_STATE_NATIVE=on starts the native loop anyway')
+#: rcl's major version -> the ROS 2 distribution (for the messages only).
+_DISTROS = {'5': 'Humble', '9': 'Jazzy', '10': 'Kilted'}
+#: How much of each version names the distro: rcl's major, rmw's major.minor.
+_DISTRO_PARTS = {'rcl': 1, 'rmw': 2}
 
 
 @dataclass(frozen=True)
@@ -98,44 +83,48 @@ def _import(path: str | None) -> ModuleType:
     return module
 
 
-def abi_mismatch(info: dict[str, str], rclpy_file: str) -> str | None:
-    """Why a build described by ``build_info()`` must not run here (None: it may).
+def _distro_of(package: str, version: str | None) -> tuple[str, ...] | None:
+    parts = (version or '').split('.')
+    wanted = _DISTRO_PARTS[package]
+    return tuple(parts[:wanted]) if len(parts) >= wanted and all(
+        p.isdigit() for p in parts[:wanted]) else None
 
-    ``rclpy_file``: the running rclpy's ``__file__`` (its prefix holds its package.xml).
-    """
-    prefix = info.get('prefix', '')
-    loaded = os.path.realpath(info.get('loaded_rcl') or '')
-    loaded_prefix = os.path.dirname(os.path.dirname(loaded))
-    if not info.get('loaded_rcl') or loaded_prefix != os.path.realpath(prefix):
-        return f'built against the rcl in {prefix}, but this process uses {loaded or "none"}'
-    rclpy_prefix = os.path.realpath(os.path.join(os.path.dirname(rclpy_file), *['..'] * 4))
-    if rclpy_prefix != os.path.realpath(prefix):
-        return f'built against the ROS 2 in {prefix}, but rclpy comes from {rclpy_prefix}'
-    for package in ('rcl', 'rmw', 'rclpy'):
-        running = _package_version(prefix, package)
-        if running is None or running != info.get(package):
-            return (f'built against {package} {info.get(package)}, but {package} '
-                    f'{running or "(version unknown)"} is installed')
+
+def abi_mismatch(info: dict[str, str]) -> str | None:
+    """Why a build described by ``build_info()`` must not run here (None: it may): the
+    librcl and librmw loaded in this process must be of the distro it was built for."""
+    for package in ('rcl', 'rmw'):
+        loaded = info.get(f'loaded_{package}') or ''
+        if not loaded:
+            return f'no lib{package} is loaded in this process'
+        loaded = os.path.realpath(loaded)
+        running = _package_version(os.path.dirname(os.path.dirname(loaded)), package)
+        built = info.get(package)
+        if running is None:
+            return f'cannot tell the version of {loaded} (no share/{package}/package.xml beside it)'
+        if _distro_of(package, running) is None or \
+                _distro_of(package, running) != _distro_of(package, built):
+            distro = _DISTROS.get((info.get('rcl') or '').split('.')[0], 'another ROS 2')
+            return (f'built against {package} {built} ({distro}), but this process loaded '
+                    f'{package} {running} from {loaded}')
     return None
 
 
 @lru_cache(maxsize=1)
 def status() -> NativeStatus:
-    """Whether the native extension serves joint_states in this process, decided once."""
+    """Whether the native extension serves joint_states in this process, decided once:
+    the load checks, then the native loop's self-test."""
     switch = os.environ.get('URDF_STATE_NATIVE', '').strip().lower()
     if switch in _OFF:
         return NativeStatus(None, 'URDF_STATE_NATIVE=off')
     found = loadable()
     if found.module is None:
         return found
-    info = found.module.build_info()   # the running versions: loadable() compared them
-    refused = untested(info['rclpy'], info['rcl'])
-    if refused is None:
-        return found
-    if switch in _ON:
-        return replace(found, reason=f'{found.reason}; a pair no test covers, started as '
-                                     'URDF_STATE_NATIVE=on asks')
-    return replace(found, loop_refused=refused)
+    from .native_selftest import self_test_failure
+    failure = self_test_failure(found.module)
+    if failure is None:
+        return replace(found, reason=f'{found.reason}; self-test passed')
+    return replace(found, loop_refused=f'the native loop failed its self-test: {failure}')
 
 
 def loadable() -> NativeStatus:
@@ -147,10 +136,10 @@ def loadable() -> NativeStatus:
         info = module.build_info()
     except ImportError as err:
         return NativeStatus(None, f'extension not built or not loadable: {err}')
-    mismatch = abi_mismatch(info, rclpy.__file__)
+    mismatch = abi_mismatch(info)
     if mismatch:
         return NativeStatus(None, f'not used: {mismatch}')
-    return NativeStatus(module, f'built for rcl {info["rcl"]}, rclpy {info["rclpy"]}')
+    return NativeStatus(module, f'built for rcl {info["rcl"]}, rmw {info["rmw"]}')
 
 
 class NativeJointStateReader:

@@ -1,11 +1,10 @@
-"""The native JointState -> /tf loop: :class:`HotPath`'s thread running C, and its state sync.
+"""The native JointState -> /tf loop's plans, and its state sync.
 
 Why: rclpy's wait/take/publish and the fast path's numpy calls cost more than
-Fast DDS itself (docs/native_loop.md). :class:`NativeHotPath` keeps
-:class:`HotPath`'s contract (attach, start, stop joins the thread, then hands
-the subscription back) but its thread calls ``Loop.run`` of the extension,
-which waits, takes and -- for a message the fast path would serve -- decodes,
-matches, clamps, computes and publishes without the GIL. Every other message
+Fast DDS itself (docs/native_loop.md). :class:`~.hot_path.HotPath`'s thread
+calls ``Loop.run`` of the extension, which waits, takes and -- for a message
+the fast path would serve, when a plan is installed -- decodes, matches,
+clamps, computes and publishes without the GIL. Every other message
 (another name list, malformed, non-finite, a joint to warn about, the rate
 limit warning, no plan) is handed to the Python handler with its bytes, so
 everything else behaves and reports exactly as before.
@@ -24,25 +23,22 @@ now is, or none, is installed with that state, then the loop goes on). So
 Python code under the lock sees exactly the state the Python path would have,
 and a /tf never mixes two plans.
 
-Failures: the loop retries a failed wait itself, as :class:`HotPath` does, and
-counts it. Should it end all the same, :class:`NativeHotPath` goes on as a
-:class:`HotPath` on the same thread, after the node has detached the loop from its
-lock (:meth:`PausingLock.detach`) and said which path serves now and why.
+Failures: the loop retries a failed wait itself, and counts it. Should it end
+all the same, the node detaches the loop from its lock (:meth:`PausingLock.detach`),
+says which path serves now and why, and :class:`~.hot_path.HotPath` hands the
+subscriptions back to the executor.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from contextlib import ExitStack
 from types import ModuleType
 
 import numpy as np
 
-from .hot_path import HotPath, MessageErrors
+from .hot_path import MessageErrors
 
-__all__ = ['LoopSync', 'NativeHotPath', 'PausingLock', 'event_handles', 'plan_of',
-           'unavailable_reason']
+__all__ = ['LoopSync', 'PausingLock', 'plan_of']
 
 
 class PausingLock:
@@ -164,6 +160,11 @@ class LoopSync:
         self._errors = errors
         self._installed = None   # (fast, route, merger) of the installed plan
 
+    @property
+    def installed(self) -> bool:
+        """A plan is installed (the loop serves the messages it fits)."""
+        return self._installed is not None
+
     def pause(self) -> None:
         """Hold the loop between two messages and pull what it changed."""
         self.loop.pause()
@@ -239,95 +240,3 @@ class LoopSync:
         and ``served`` (by the plan), ``errors`` (rcl take/clock/publish), ``retries``
         (failed waits)."""
         return self.loop.counts()
-
-
-def event_handles(events) -> list | None:
-    """The rclpy event handles (``.pointer``, ``take_event``) of QoS event handlers, or
-    None when this rclpy keeps them out of reach (the Python hot path serves then)."""
-    handles = []
-    for event in events:
-        handle = getattr(event, '_EventHandler__event', None) or \
-            getattr(event, '_QoSEventHandler__event', None)
-        if handle is None or not hasattr(handle, 'pointer') or \
-                not hasattr(handle, 'take_event') or not callable(getattr(event, 'callback', None)):
-            return None
-        handles.append(handle)
-    return handles
-
-
-def unavailable_reason(node, subscription, tf_publisher) -> str | None:
-    """Why the native loop cannot serve ``subscription`` with this rclpy (None: it can):
-    it needs the rcl pointers of every handle it waits on or publishes with."""
-    if event_handles(getattr(subscription, 'event_handlers', ())) is None:
-        return "this rclpy's QoS event handles are out of reach"
-    for what, handle in (('subscription', subscription.handle), ('publisher', tf_publisher.handle),
-                         ('context', node.context.handle), ('clock', node.get_clock().handle)):
-        if not hasattr(handle, 'pointer'):
-            return f"this rclpy's {what} handle has no rcl pointer"
-    return None
-
-
-class NativeHotPath(HotPath):
-    """:class:`HotPath` whose thread runs the native loop (see the module docstring).
-
-    The same routes: route 0 is the one the installed plan serves, the others (if
-    any) always go to their handlers; for ``source_list`` topics no plan is ever
-    installed, so every message goes to its route's handler. ``tf_publisher``: the /tf publisher (raw
-    CDR); ``sync``: the :class:`LoopSync` whose loop this thread runs. Build it only
-    where :func:`unavailable_reason` says it can run.
-
-    The loop retries a failed wait itself (counted); should it end all the same, the
-    same thread serves the same routes as :class:`HotPath` from then on, after
-    ``on_ended(why)`` (the node detaches the loop from its lock and says which path
-    serves and why).
-    """
-
-    def __init__(self, node, routes, errors: MessageErrors, *, tf_publisher,
-                 sync: LoopSync, on_ended: Callable[[str], None] | None = None) -> None:
-        super().__init__(node, [(sub, errors.guarded(handler)) for sub, handler in routes],
-                         errors)
-        self._tf_publisher = tf_publisher
-        self._sync = sync
-        self._on_ended = on_ended
-        self._handles = event_handles(self._events) or []
-        self._clock = node.get_clock()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._sync.loop.request_stop()
-        super().stop(timeout)
-
-    def _on_event(self, index: int) -> None:
-        try:
-            handle = self._handles[index]
-            with handle:
-                data = handle.take_event()
-            if data:
-                self._events[index].callback(data)
-        except Exception as exc:  # noqa: BLE001 - an event handler must not end the loop
-            self._errors.record(exc)
-
-    def _run(self) -> None:
-        why = self._run_native()
-        if why is None or self._stopping or not self._context.ok():
-            return
-        try:
-            if self._on_ended is not None:
-                self._on_ended(why)
-        except Exception as exc:  # noqa: BLE001 - the routes are served all the same
-            self._errors.record(exc)
-        super()._run()   # the Python hot path: these routes, this thread
-
-    def _run_native(self) -> str | None:
-        """``Loop.run`` on this thread: None once stopped, else why it ended."""
-        subs = [sub.handle for sub, _ in self._routes]
-        pub, context, clock = self._tf_publisher.handle, self._context.handle, self._clock.handle
-        try:
-            with ExitStack() as entered:  # none destroyed under the C loop
-                for entity in (*subs, pub, self._guard, context, clock, *self._handles):
-                    entered.enter_context(entity)
-                return self._sync.loop.run(
-                    context.pointer, [sub.pointer for sub in subs], pub.pointer,
-                    self._guard.pointer, clock.pointer, [h.pointer for h in self._handles],
-                    tuple(handler for _, handler in self._routes), self._on_event)
-        except Exception as exc:  # noqa: BLE001 - the caller decides what follows
-            return f'{type(exc).__name__}: {exc}'

@@ -1,16 +1,17 @@
 """Benchmark: a 10 MB description set at run time, and what the node does meanwhile.
 
-``python -m urdf_state_py.tools.bench.description_load [--links 20000] [--trials 3]``
+``python -m urdf_state_py.tools.bench.description_load [--links 20000] [--trials 3] [--rate 200]``
 
 The node runs as users run it (``python -m urdf_state_py.node``, its own
 process). This process drives it over DDS: JointStates for the root joint at
-200 Hz, a /tf subscriber recording arrival times, and a GetParameters call
+``--rate`` Hz, a /tf subscriber recording arrival times, and a GetParameters call
 every 100 ms. Per trial it sets the large description (``ros2 param set``),
 then a small one again, and reports
 
 * the SetParameters round trip of the large description (= its load time),
 * the longest gap between two /tf messages while it loads, next to the longest
-  gap in the second before (the baseline of a shared machine),
+  gap in the second before (the baseline of a shared machine), and while a small
+  description replaces the small one (a swap of two small models),
 * the slowest GetParameters answer while it loads,
 * the node's RSS (all threads; the parser process is separate) before, with
   the large model, and after switching back to the small one.
@@ -64,7 +65,7 @@ def big_urdf(n_links: int) -> str:
 class Driver:
     """The bench's DDS side: JointStates out, /tf arrivals and GetParameters latencies in."""
 
-    def __init__(self, node_name: str) -> None:
+    def __init__(self, node_name: str, rate: float) -> None:
         import rclpy
         from rcl_interfaces.srv import GetParameters, SetParameters
         from rclpy.executors import MultiThreadedExecutor
@@ -75,6 +76,7 @@ class Driver:
         self.rclpy = rclpy
         self.node = rclpy.create_node('bench_description_load')
         self.tf_times: list[float] = []
+        self.period = 1.0 / rate
         self.node.create_subscription(TFMessage, '/tf',
                                       lambda _m: self.tf_times.append(time.monotonic()), 100)
         self.js_pub = self.node.create_publisher(JointState, 'joint_states', 10)
@@ -102,7 +104,7 @@ class Driver:
 
     def _drive(self) -> None:
         angle = 0.0
-        while not self._stop.wait(0.005):
+        while not self._stop.wait(self.period):
             msg = self.JointState(name=['q'], position=[angle])
             msg.header.stamp = self.node.get_clock().now().to_msg()
             self.js_pub.publish(msg)
@@ -150,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--links', type=int, default=20000)
     parser.add_argument('--trials', type=int, default=3)
+    parser.add_argument('--rate', type=float, default=200.0, help='JointStates per second')
     args = parser.parse_args(argv)
     ensure_loopback()
     big = big_urdf(args.links)
@@ -162,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                             env=loopback_env(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     rss = psutil.Process(node.pid)
-    driver = Driver(f'/{name}')
+    driver = Driver(f'/{name}', args.rate)
     rows = []
     try:
         driver.start()
@@ -177,9 +180,15 @@ def main(argv: list[str] | None = None) -> int:
             loaded = rss.memory_info().rss
             ok, reason, _, _ = driver.set_description(SMALL)
             time.sleep(2.0)   # the node trims its heap ~1 s after a large model left
+            ok, reason, small_sent, small_answered = driver.set_description(
+                SMALL.replace('name="small"', 'name="small_b"'))
+            if not ok:
+                raise RuntimeError(f'the small description was rejected: {reason}')
+            time.sleep(0.3)
             rows.append({'load_s': answered - sent,
                          'tf_gap_s': driver.max_tf_gap(sent, answered + 0.2),
                          'baseline_gap_s': driver.max_tf_gap(sent - 1.0, sent),
+                         'small_gap_s': driver.max_tf_gap(small_sent, small_answered + 0.2),
                          'get_max_s': driver.slowest_get(sent, answered),
                          'rss_before_mb': before / 1e6, 'rss_big_mb': loaded / 1e6,
                          'rss_after_mb': rss.memory_info().rss / 1e6})
@@ -188,12 +197,13 @@ def main(argv: list[str] | None = None) -> int:
         node.send_signal(2)
         node.wait(timeout=10.0)
         os.unlink(params.name)
-    print(f'description: {len(big.encode()) / 1e6:.1f} MB, {args.links} links; '
-          f'{args.trials} trials (medians; max over trials in brackets); node RSS at start '
+    print(f'description: {len(big.encode()) / 1e6:.1f} MB, {args.links} links; JointStates at '
+          f'{args.rate:g} Hz; {args.trials} trials (medians; max over trials in brackets); node RSS at start '
           f'(small model, under load): {start_rss:.1f} MB')
     print_medians(rows, (('load_s', 'SetParameters round trip (load) [s]'),
                          ('tf_gap_s', 'longest /tf gap during the load [s]'),
                          ('baseline_gap_s', 'longest /tf gap in the second before [s]'),
+                         ('small_gap_s', 'longest /tf gap during a small swap [s]'),
                          ('get_max_s', 'slowest GetParameters during the load [s]'),
                          ('rss_before_mb', 'node RSS before [MB]'),
                          ('rss_big_mb', 'node RSS with the large model [MB]'),

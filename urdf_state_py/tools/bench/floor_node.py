@@ -4,7 +4,8 @@
 (SPEC: the ``tf`` spec of :func:`urdf_state_py.tools.bench.e2e.model_spec`).
 
 It subscribes to ``joint_states`` (raw, sensor-data QoS, as the node) and serves
-it with the node's own :class:`~urdf_state_py.node.tf_path.hot_path.HotPath` thread;
+it with the node's own :class:`~urdf_state_py.node.tf_path.hot_path.HotPath` thread
+(the native wait, every message handed to Python);
 each message only has its stamp copied into a pre-serialised TFMessage of the
 robot's size, which is published on ``/tf`` (reliable, depth 100, as the
 node). Measured with the user protocol, node CPU per update minus this floor
@@ -25,26 +26,30 @@ import sys
 from .driver import RawTfSource
 
 
-def _c_floor_path(hot_path_cls):
-    """A HotPath whose thread runs the native ``floor_run`` instead of a Python loop."""
+def _module():
+    """The extension, also with URDF_STATE_NATIVE=off (that switches the node only)."""
     from urdf_state_py.node.tf_path import native
 
-    found = native.loadable()  # also with URDF_STATE_NATIVE=off: that switches the node only
-    module = found.module
-    if module is None:
-        raise RuntimeError(f'no C floor: {found.reason}')
+    found = native.loadable()
+    if found.module is None:
+        raise RuntimeError(f'no floor: {found.reason}')
+    return found.module
+
+
+def _c_floor_path(hot_path_cls):
+    """A HotPath whose thread runs the native ``floor_run`` instead of the loop."""
+    module = _module()
 
     class CFloorPath(hot_path_cls):
         tf_template = b''
         tf_offsets: tuple = ()
-        publisher = None
 
         def _run(self) -> None:
-            sub, pub, context = self._routes[0][0].handle, self.publisher.handle, \
-                self._context.handle
-            with sub, pub, self._guard, context:  # none destroyed under the C loop
-                counts = module.floor_run(context.pointer, sub.pointer, pub.pointer,
-                                          self._guard.pointer, self.tf_template, self.tf_offsets)
+            pub, context, guard = self._tf_publisher.handle, self._context.handle, \
+                self._guard.handle
+            with pub, guard, context:  # none destroyed under the C loop
+                counts = module.floor_run(context.pointer, self._owned[0].pointer, pub.pointer,
+                                          guard.pointer, self.tf_template, self.tf_offsets)
             if not counts[3] or counts[2]:
                 self._errors.record(RuntimeError(f'C floor: {counts}'))
 
@@ -78,13 +83,10 @@ def _floor_node(spec: dict, c_floor: bool = False):
             subscription = self.create_subscription(JointState, 'joint_states', republish,
                                                     qos_profile_sensor_data, raw=True)
             path_cls = _c_floor_path(HotPath) if c_floor else HotPath
-            self._hot = path_cls.attach(self, [(subscription, republish)],
-                                        MessageErrors(self.get_logger()))
-            if self._hot is None:
-                raise RuntimeError('no hot path with this rclpy: no floor to measure')
+            self._hot = path_cls.attach(self, _module(), [(subscription, republish)],
+                                        MessageErrors(self.get_logger()), tf_publisher=publisher)
             if c_floor:
                 self._hot.tf_template, self._hot.tf_offsets = bytes(template), tuple(tf.offsets)
-                self._hot.publisher = publisher
             self._hot.start()
 
         def destroy_node(self) -> None:

@@ -171,7 +171,8 @@ def params_yaml(params: dict) -> str:
 
 #: Bench executor name -> URDF_STATE_EXECUTOR of the node (auto: what `ros2 run` picks).
 EXECUTORS = {'auto': None, 'single': 'single', 'events': 'events', 'pyhot': None}
-#: Executors run with the native loop switched off (the Python hot path serves joint_states).
+#: Executors run with the native extension switched off (Python code only: the executor
+#: serves joint_states).
 PYTHON_HOT_PATH = ('pyhot',)
 
 

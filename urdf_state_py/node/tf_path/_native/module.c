@@ -2,6 +2,7 @@
  * decode(): the native JointState decoder, for native.py and its tests.
  * floor_run(): the benchmark's C floor (floor.c).
  * Plan, Loop: the native JointState -> /tf loop (plan_py.c, loop_py.c).
+ * Subscription: the JointState subscription the loop serves (subscription_py.c).
  * build_info(): what this build was compiled against (native.py refuses to
  * use the module when the running ROS 2 differs). */
 #define PY_SSIZE_T_CLEAN
@@ -13,16 +14,15 @@
 
 #include <rcl/init.h>
 #include <rcl/version.h>
+#include <rmw/subscription_options.h>
 
 #include "floor.h"
 #include "js_cdr.h"
 #include "loop_py.h"
+#include "subscription_py.h"
 
 #ifndef URDF_STATE_BUILT_RMW
 #define URDF_STATE_BUILT_RMW "unknown"
-#endif
-#ifndef URDF_STATE_BUILT_RCLPY
-#define URDF_STATE_BUILT_RCLPY "unknown"
 #endif
 #ifndef URDF_STATE_BUILT_PREFIX
 #define URDF_STATE_BUILT_PREFIX "unknown"
@@ -143,16 +143,18 @@ done:
 }
 
 /* rcl: from rcl's own header; the others as setup.py found them.
- * loaded_rcl: the file of the librcl this process resolved (for the ABI check). */
+ * loaded_rcl, loaded_rmw: the files of the librcl and librmw this process resolved
+ * (native.py checks they are of the distro this build is for). */
 static PyObject *build_info(PyObject *self, PyObject *unused) {
   Dl_info info;
-  const char *loaded = "";
+  const char *rcl = "", *rmw = "";
   (void)self;
   (void)unused;
-  if (dladdr((void *)&rcl_init, &info) && info.dli_fname) loaded = info.dli_fname;
+  if (dladdr((void *)&rcl_init, &info) && info.dli_fname) rcl = info.dli_fname;
+  if (dladdr((void *)&rmw_get_default_subscription_options, &info) && info.dli_fname)
+    rmw = info.dli_fname;
   return Py_BuildValue("{ssssssssss}", "rcl", RCL_VERSION_STR, "rmw", URDF_STATE_BUILT_RMW,
-                       "rclpy", URDF_STATE_BUILT_RCLPY, "prefix", URDF_STATE_BUILT_PREFIX,
-                       "loaded_rcl", loaded);
+                       "prefix", URDF_STATE_BUILT_PREFIX, "loaded_rcl", rcl, "loaded_rmw", rmw);
 }
 
 static PyMethodDef methods[] = {
@@ -160,7 +162,7 @@ static PyMethodDef methods[] = {
      "decode(data, max_names, key) -> (names|None, positions, sec, nanosec, key|None) or (reason, detail)"},
     {"floor_run", floor_run_py, METH_VARARGS,
      "floor_run(context, subscription, publisher, guard, template, offsets) -> counts"},
-    {"build_info", build_info, METH_NOARGS, "the rcl/rmw/rclpy versions this build is for"},
+    {"build_info", build_info, METH_NOARGS, "the rcl/rmw versions this build is for, and the libraries loaded"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -174,12 +176,16 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__urdf_state_native(void) {
   PyObject *m;
-  if (PyType_Ready(&PlanType) < 0 || PyType_Ready(&LoopType) < 0) return NULL;
+  if (PyType_Ready(&PlanType) < 0 || PyType_Ready(&LoopType) < 0 ||
+      PyType_Ready(&SubscriptionType) < 0)
+    return NULL;
   if (!(m = PyModule_Create(&module))) return NULL;
   Py_INCREF(&PlanType);
   Py_INCREF(&LoopType);
+  Py_INCREF(&SubscriptionType);
   if (PyModule_AddObject(m, "Plan", (PyObject *)&PlanType) < 0 ||
-      PyModule_AddObject(m, "Loop", (PyObject *)&LoopType) < 0) {
+      PyModule_AddObject(m, "Loop", (PyObject *)&LoopType) < 0 ||
+      PyModule_AddObject(m, "Subscription", (PyObject *)&SubscriptionType) < 0) {
     Py_DECREF(m);
     return NULL;
   }
