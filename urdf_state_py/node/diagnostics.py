@@ -121,9 +121,13 @@ class RobotStatus:
         self.status: DiagnosticStatus | None = None
         self.refresh_guarded: Callable[[], bool | None] = guard.wrap('/diagnostics', self.refresh)
 
-    def _view(self, now_ns: int, stale_after_s: float) -> ModelView | None:
+    def _view(self, now_ns: int, stale_after_s: float) -> tuple[ModelView | None, float]:
+        """The model's view and when its stale joints next change with time alone, both
+        read under the JointState lock: the native loop writes ``seen_ns`` in place, and a
+        copy taken beside it was a data race (ThreadSanitizer, plan_step vs a numpy copy)."""
         with self._input.lock:
-            return model_view(self._loaded(), now_ns, stale_after_s)
+            return (model_view(self._loaded(), now_ns, stale_after_s),
+                    self._stale_at(now_ns, stale_after_s))
 
     def _key(self, now_ns: int, stale_after_s: float) -> tuple | None:
         sync = self._input.lock.sync
@@ -148,7 +152,7 @@ class RobotStatus:
                 time.monotonic_ns() - built_at < REBUILD_NS:
             self._last = (now_ns, self._last[1])
             return False
-        view = self._view(now_ns, stale_after_s)   # first: it brings the counters up to date
+        view, stale_at = self._view(now_ns, stale_after_s)   # first: brings the counters up to date
         last_ns, last_count = self._last
         count = self._health.tf_published
         rate = (count - last_count) * _NS / (now_ns - last_ns) if now_ns > last_ns else 0.0
@@ -160,8 +164,7 @@ class RobotStatus:
                              tf_rate_hz=rate, now_ns=now_ns)
         # The key was taken before the build: what happens during it changes the next key.
         # A rate above 0 falls to 0 with time alone, a fresh joint turns stale.
-        self._built = (key if rate == 0.0 else None, time.monotonic_ns(),
-                       self._stale_at(now_ns, stale_after_s))
+        self._built = (key if rate == 0.0 else None, time.monotonic_ns(), stale_at)
         shown = (status.level, status.message, view.robot if view is not None else '',
                  tuple(status.values))
         if shown == self._shown:
