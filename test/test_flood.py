@@ -20,7 +20,9 @@ from urdf_state_py.tools.bench.common import loopback_env  # noqa: E402
 from urdf_state_py.tools.bench.flood import run_flood  # noqa: E402
 
 
-@pytest.mark.parametrize('executor', ['auto', 'single'])
+# pyhot: the native extension switched off (Python serves joint_states, the executor that
+# auto picks there must not queue the flood).
+@pytest.mark.parametrize('executor', ['auto', 'single', 'pyhot'])
 def test_parameters_answer_and_tf_flows_during_a_flood(executor, tmp_path):
     urdf = H1_2.read_text()
     result = run_flood(urdf, executor, loopback_env(), tmp_path, seconds=6.0, publishers=3,

@@ -15,6 +15,7 @@ from rclpy import executors  # noqa: E402
 from rclpy.executors import ExternalShutdownException  # noqa: E402
 from rclpy.node import Node  # noqa: E402
 
+from urdf_state_py.node.process import spin  # noqa: E402
 from urdf_state_py.node.process.spin import (MultiThreadedExecutor, SingleThreadedExecutor,
                                               make_executor, spin_until_shutdown)
 
@@ -29,10 +30,21 @@ def context():
     rclpy.try_shutdown()
 
 
-def test_auto_picks_events_executor_where_it_exists(context):
+def test_auto_picks_events_executor_where_it_exists_and_the_native_loop_serves(context):
+    if not spin._native_loop_serves():
+        pytest.skip('the native loop does not serve here (URDF_STATE_NATIVE=off or not built)')
     executor = make_executor('auto')
     expected = 'EventsExecutor' if HAS_EVENTS else 'SingleThreadedExecutor'
     assert type(executor).__name__ == expected
+
+
+def test_auto_picks_the_wait_set_executor_where_python_serves_joint_states(context, monkeypatch):
+    """EventsExecutor queues an event per unserved message (a flood grows memory without
+    bound, see test_flood): without the native loop, auto takes the wait-set executor."""
+    monkeypatch.setattr(spin, '_native_loop_serves', lambda: False)
+    assert type(make_executor('auto')) is SingleThreadedExecutor
+    if HAS_EVENTS:   # asked for by name, it is still given
+        assert type(make_executor('events')).__name__ == 'EventsExecutor'
 
 
 def test_single_is_the_default_executor(context, monkeypatch):
