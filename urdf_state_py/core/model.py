@@ -1,4 +1,19 @@
-"""The kinematic model: plain, immutable data with no ROS and no parser in it.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The kinematic model: plain, immutable data with no ROS and no parser in it.
 
 Every parser (built in or plugin) produces a :class:`Model`; building one runs
 the structural checks (unique names, one root, a tree, sane mimic rules), so a
@@ -9,11 +24,11 @@ joints, variables) because that is what ROS 2 users already know.
 
 from __future__ import annotations
 
-import enum
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+import enum
 from functools import cached_property
+import math
 from typing import TypeVar
 
 from .errors import DescriptionError
@@ -45,7 +60,8 @@ def _check_finite(values: Iterable[float], what: str) -> None:
 
 
 def unit_axis(axis: Iterable[float], what: str) -> Vector3:
-    """``axis`` scaled to length 1; DescriptionError naming ``what`` if it is zero or not finite.
+    """
+    ``axis`` scaled to length 1; DescriptionError naming ``what`` if it is zero or not finite.
 
     The components are divided by the largest magnitude before squaring, so
     neither ``1e200`` (whose square overflows to inf: the axis would come out
@@ -64,7 +80,8 @@ def unit_axis(axis: Iterable[float], what: str) -> Vector3:
 
 @dataclass(frozen=True)
 class Origin:
-    """A joint's fixed placement in its parent link: translation and fixed-axis rpy.
+    """
+    A joint's fixed placement in its parent link: translation and fixed-axis rpy.
 
     The rotation is R = Rz(yaw) * Ry(pitch) * Rx(roll), as in URDF.
     """
@@ -95,7 +112,7 @@ class SafetyController:
 
 @dataclass(frozen=True)
 class Mimic:
-    """value = multiplier * value(joint) + offset."""
+    """Value = multiplier * value(joint) + offset."""
 
     joint: str
     multiplier: float = 1.0
@@ -200,7 +217,8 @@ class Joint:
 
 @dataclass(frozen=True)
 class Model:
-    """A validated kinematic tree.
+    """
+    A validated kinematic tree.
 
     Construction checks the structure and raises :class:`DescriptionError`
     naming the element at fault. ``joints`` is stored in topological order
@@ -282,7 +300,7 @@ class Model:
         return tuple(joint.name for joint in self.joints)
 
     def joint(self, name: str) -> Joint:
-        """The joint called ``name`` (KeyError names it when absent)."""
+        """Return the joint called ``name`` (KeyError names it when absent)."""
         try:
             return self.joint_map[name]
         except KeyError:
@@ -315,11 +333,11 @@ class Model:
         return {k: v for j in self.joints for k, v in j.variable_bounds().items()}
 
     def default_positions(self) -> dict[str, float]:
-        """A default value per variable: 0, or the mid-point when 0 is out of bounds."""
+        """Return a default value per variable: 0, or the mid-point when 0 is out of bounds."""
         return {k: v for j in self.joints for k, v in j.default_positions().items()}
 
     def children(self, link: str) -> tuple[str, ...]:
-        """The child links of ``link``."""
+        """Return the child links of ``link``."""
         if link not in self.link_names:
             raise KeyError(f"no link '{link}' in robot '{self.name}'")
         return tuple(j.child for j in self.joints if j.parent == link)
@@ -353,7 +371,8 @@ def _unique(names: Iterable[str], kind: str) -> None:
 
 
 def topological_order(root: str, joints: Iterable[JointLike]) -> list[JointLike]:
-    """Joints reachable from ``root``, each after its parent link's joint (breadth first).
+    """
+    Joints reachable from ``root``, each after its parent link's joint (breadth first).
 
     Works on anything with ``parent`` and ``child`` link names (the benchmark's
     naive baseline orders urdf_parser_py joints with it too).

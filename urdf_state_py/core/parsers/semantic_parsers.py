@@ -1,4 +1,19 @@
-"""Semantic description formats: SRDF built in, others as plugins, chosen as parsers are.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Semantic description formats: SRDF built in, others as plugins, chosen as parsers are.
 
 The semantic half of a robot (groups, named states, end effectors, passive
 joints) has formats too. They follow the description parsers' contract
@@ -28,7 +43,7 @@ from ..errors import DescriptionError
 from ..model import Model
 from ._xml import decode
 from .registry import call_parser
-from .srdf import Semantic, SrdfParser, check_semantic
+from .srdf import check_semantic, Semantic, SrdfParser
 
 SEMANTIC_ENTRY_POINT_GROUP = 'urdf_state_py.semantic_parsers'
 FALLBACK_SEMANTIC_PARSER = SrdfParser.name
@@ -41,8 +56,10 @@ _logger = logging.getLogger(__name__)
 
 @functools.lru_cache(maxsize=None)
 def semantic_parsers() -> dict[str, Any]:
-    """The built-in SRDF parser plus every loadable plugin (a broken one is skipped with a
-    warning naming it; a plugin cannot replace the built-in)."""
+    """
+    Return the built-in SRDF parser plus every loadable plugin (a broken one is skipped with a
+    warning naming it; a plugin cannot replace the built-in).
+    """
     parsers: dict[str, Any] = {SrdfParser.name: SrdfParser()}
     try:
         entry_points = list(importlib.metadata.entry_points(group=SEMANTIC_ENTRY_POINT_GROUP))
@@ -80,8 +97,10 @@ def select_semantic(text: str) -> str:
 
 
 def read_semantic(data: str | bytes, parser: str = 'auto') -> Semantic:
-    """``data`` read by ``parser`` ('auto': :func:`select_semantic`), not yet checked against
-    a robot; DescriptionError naming the parser and the problem."""
+    """
+    ``data`` read by ``parser`` ('auto': :func:`select_semantic`), not yet checked against
+    a robot; DescriptionError naming the parser and the problem.
+    """
     text = decode(data)
     name = select_semantic(text) if parser == 'auto' else parser
     parsers = semantic_parsers()

@@ -1,4 +1,19 @@
-"""SRDF (MoveIt's Semantic Robot Description Format): the reader, checked against the URDF.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+SRDF (MoveIt's Semantic Robot Description Format): the reader, checked against the URDF.
 
 An SRDF names parts of a robot that the URDF already describes: planning
 groups, named group states (``home``, ``ready``), end effectors, the virtual
@@ -27,8 +42,8 @@ because an SRDF means nothing without it.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, replace
+import math
 
 from ..errors import DescriptionError
 from ..model import Model
@@ -120,8 +135,10 @@ class SrdfParser:
         return check_semantic(self.read(data), model)
 
     def read(self, data: str | bytes) -> Semantic:
-        """The SRDF ``data`` on its own: well-formed, its groups consistent, names not checked
-        against a robot (that is :func:`check_semantic`'s job)."""
+        """
+        Return the SRDF ``data`` on its own: well-formed, its groups consistent, names not checked
+        against a robot (that is :func:`check_semantic`'s job).
+        """
         if len(data) > MAX_SRDF_BYTES:
             raise DescriptionError(f'the SRDF is {len(data)} bytes, more than the limit of '
                                    f'{MAX_SRDF_BYTES}', kind='size limit')
@@ -243,8 +260,10 @@ class _Names:
 
 
 def check_semantic(semantic: Semantic, model: Model) -> Semantic:
-    """``semantic`` if every joint and link it names is in ``model`` (plus a warning when it
-    names another robot); DescriptionError naming the first unknown one otherwise."""
+    """
+    ``semantic`` if every joint and link it names is in ``model`` (plus a warning when it
+    names another robot); DescriptionError naming the first unknown one otherwise.
+    """
     names = _Names(model, semantic)
     for virtual in semantic.virtual_joints:
         names.link(virtual.child_link, f"virtual joint '{virtual.name}'")
@@ -282,7 +301,8 @@ def _attr(element, attribute: str, where: str) -> str:
 
 
 def _check_subgroups(groups: tuple[Group, ...]) -> None:
-    """Every subgroup exists and no group contains itself (srdfdom drops such groups).
+    """
+    Every subgroup exists and no group contains itself (srdfdom drops such groups).
 
     Kahn's algorithm, not recursion: a hostile file may nest groups deeply.
     """
@@ -314,7 +334,7 @@ def semantic_to_data(semantic: Semantic) -> dict:
 
 
 def semantic_from_data(data: dict) -> Semantic:
-    """The inverse of :func:`semantic_to_data`."""
+    """Return the inverse of :func:`semantic_to_data`."""
     return Semantic(
         name=str(data['name']),
         virtual_joints=tuple(VirtualJoint(**v) for v in data['virtual_joints']),

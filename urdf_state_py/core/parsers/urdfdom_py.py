@@ -1,4 +1,19 @@
-"""urdf_parser_py (PyPI ``urdfdom-py``), the ROS Python URDF library, as a first-class input.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+urdf_parser_py (PyPI ``urdfdom-py``), the ROS Python URDF library, as a first-class input.
 
 Read this first: two ways in, one set of rules.
 
@@ -34,10 +49,10 @@ does (``1_0``), and ``<limit>``-less revolute joints (rejected here).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 import logging
 import numbers
 import threading
-from collections.abc import Mapping, Sequence
 from typing import Any
 from xml.etree import ElementTree
 
@@ -64,7 +79,8 @@ _logger = logging.getLogger(__name__)
 # -- Robot -> Model -----------------------------------------------------------
 
 def model_from_urdf_parser_py(robot: Any) -> Model:
-    """The :class:`Model` of a ``urdf_parser_py.urdf.Robot``, with the built-in reader's rules.
+    """
+    The :class:`Model` of a ``urdf_parser_py.urdf.Robot``, with the built-in reader's rules.
 
     Raises :class:`DescriptionError` naming the element at fault, as the
     built-in reader does for the same problem in XML.
@@ -183,7 +199,8 @@ class UrdfParserPyParser(Parser):
 
 
 def read_robot(xml: bytes, strict: bool = False) -> Any:
-    """``urdf_parser_py.urdf.Robot.from_xml_string(xml)`` with its warnings captured.
+    """
+    ``urdf_parser_py.urdf.Robot.from_xml_string(xml)`` with its warnings captured.
 
     ``xml`` must already have passed the safe gate. Any failure, and with
     ``strict`` any warning, is a one-line :class:`DescriptionError`.
