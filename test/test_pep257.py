@@ -14,8 +14,8 @@
 
 """ament_pep257 over the package's Python, as ROS 2 Python packages run it in ``colcon test``."""
 
-import pytest
 from linter_paths import linted_paths, ROOT
+import pytest
 
 main = pytest.importorskip(
     'ament_pep257.main',
