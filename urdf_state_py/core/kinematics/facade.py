@@ -36,10 +36,10 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..model import Joint, Model
 from .joint_transforms import JointFrames, JointTransforms, Selection
 from .link_poses import LinkPoseComposer
 from .state import StateResolver
+from ..model import Joint, Model
 
 __all__ = ['Kinematics']
 

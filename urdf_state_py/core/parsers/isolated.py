@@ -59,12 +59,12 @@ import threading
 import time
 from typing import Any, BinaryIO
 
-from ..errors import DescriptionError, find_cause
-from ..model import Model
-from ..model_codec import model_from_data, model_to_data
 from .semantic_parsers import read_semantic, select_semantic, SEMANTIC_REQUEST
 from .srdf import Semantic, semantic_from_data, semantic_to_data
 from .xacro_sandbox import TRUSTED
+from ..errors import DescriptionError, find_cause
+from ..model import Model
+from ..model_codec import model_from_data, model_to_data
 
 __all__ = ['IsolatedParser', 'ParseLimits', 'ParseResult', 'STOPPED']
 

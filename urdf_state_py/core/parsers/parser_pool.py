@@ -42,8 +42,8 @@ from collections.abc import Mapping, Sequence
 import threading
 from typing import Any
 
-from ..errors import DescriptionError
 from .isolated import IsolatedParser, ParseLimits, ParseResult, STOPPED
+from ..errors import DescriptionError
 
 __all__ = ['ParserClient', 'ParserPool']
 

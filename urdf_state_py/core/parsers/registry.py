@@ -43,12 +43,12 @@ import os
 import threading
 from typing import Any
 
-from ..errors import DescriptionError
-from ..model import Model
 from ._xml import decode
 from .base import Parser
 from .urdf_xml import UrdfXmlParser
 from .xacro_parser import XacroParser
+from ..errors import DescriptionError
+from ..model import Model
 
 ENTRY_POINT_GROUP = 'urdf_state_py.parsers'
 FALLBACK_PARSER = 'urdf'

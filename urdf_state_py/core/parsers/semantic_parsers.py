@@ -39,11 +39,11 @@ import importlib.metadata
 import logging
 from typing import Any
 
-from ..errors import DescriptionError
-from ..model import Model
 from ._xml import decode
 from .registry import call_parser
 from .srdf import check_semantic, Semantic, SrdfParser
+from ..errors import DescriptionError
+from ..model import Model
 
 SEMANTIC_ENTRY_POINT_GROUP = 'urdf_state_py.semantic_parsers'
 FALLBACK_SEMANTIC_PARSER = SrdfParser.name

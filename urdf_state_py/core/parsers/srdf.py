@@ -45,10 +45,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 import math
 
-from ..errors import DescriptionError
-from ..model import Model
 from ._xml import decode, read_tree, root_start_tag
 from .urdf_xml import _number
+from ..errors import DescriptionError
+from ..model import Model
 
 #: An SRDF above this size is refused before it is parsed (real ones are < 100 kB).
 MAX_SRDF_BYTES = 16 << 20

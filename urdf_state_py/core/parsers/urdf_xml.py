@@ -73,10 +73,10 @@ import re
 from typing import Any
 from xml.etree.ElementTree import Element
 
-from ..errors import DescriptionError
-from ..model import Joint, JointType, Limits, Link, Mimic, Model, Origin, SafetyController
 from ._xml import read_tree, root_start_tag
 from .base import Parser
+from ..errors import DescriptionError
+from ..model import Joint, JointType, Limits, Link, Mimic, Model, Origin, SafetyController
 
 _NUMBER = re.compile(r'[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?'
                      r'|[+-]?(?:nan|inf|infinity)', re.IGNORECASE)

@@ -56,11 +56,11 @@ import threading
 from typing import Any
 from xml.etree import ElementTree
 
-from ..errors import DescriptionError
-from ..model import Joint, JointType, Limits, Link, Mimic, Model, Origin, SafetyController
 from ._xml import read_tree
 from .base import Parser, ParserOption
 from .urdf_xml import UrdfXmlParser
+from ..errors import DescriptionError
+from ..model import Joint, JointType, Limits, Link, Mimic, Model, Origin, SafetyController
 
 __all__ = ['UrdfParserPyParser', 'model_from_urdf_parser_py']
 

@@ -52,13 +52,13 @@ import re
 import threading
 from typing import Any
 
-from ..errors import DescriptionError, find_cause
-from ..model import Model
 from ._xml import normalize, root_start_tag
 from .base import Parser, ParserOption
 from .urdf_xml import UrdfXmlParser
 from .xacro_sandbox import (current_policy, expansion_limit, RESTRICTED, restricted_session,
                             SandboxViolation)
+from ..errors import DescriptionError, find_cause
+from ..model import Model
 
 # Something xacro would act on: a directive element, or a ${...}/$(...) substitution.
 _XACRO_USE = re.compile(

@@ -45,14 +45,14 @@ from functools import cached_property
 import os
 import random
 
+from .common_roots import common_roots
+from .joint_model import independent_values, JointModel, VariableBounds
+from .joint_model_group import JointModelGroup
 from ..errors import DescriptionError
 from ..model import JointType, Model
 from ..parsers.registry import load_model_file, read_file
 from ..parsers.semantic_parsers import load_semantic
 from ..parsers.srdf import Group, Semantic
-from .common_roots import common_roots
-from .joint_model import independent_values, JointModel, VariableBounds
-from .joint_model_group import JointModelGroup
 
 ASSUMED_FIXED_ROOT_JOINT = 'ASSUMED_FIXED_ROOT_JOINT'
 
