@@ -1,11 +1,25 @@
-"""The CLI with an SRDF: ``check``/``tree --srdf`` show MoveIt's groups, states, end effectors
-and passive joints, ``fk --group-state`` starts from the states, errors name the fault."""
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The CLI with an SRDF: ``check``/``tree --srdf`` show MoveIt's groups, states, end effectors
+and passive joints, ``fk --group-state`` starts from the states, errors name the fault.
+"""
 
 import numpy as np
 import pytest
-
 from robot_files import FIXTURES
-
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model_file
 from urdf_state_py.tools import cli

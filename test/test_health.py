@@ -1,5 +1,19 @@
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """The node's counters and status (ROS-free): levels, messages and key/values."""
-from urdf_state_py.node.health import ERROR, OK, WARN, Health, LogThrottle, ModelView, node_status
+from urdf_state_py.node.health import ERROR, Health, LogThrottle, ModelView, node_status, OK, WARN
 
 S = 1_000_000_000
 

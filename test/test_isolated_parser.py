@@ -1,4 +1,19 @@
-"""Parsing in a worker process (no ROS): limits on time, memory and output, and recovery.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Parsing in a worker process (no ROS): limits on time, memory and output, and recovery.
 
 A macro bomb and a loop are stopped at the time limit (the worker is killed),
 an allocation beyond the memory limit fails in the worker, an expansion
@@ -9,7 +24,6 @@ the reason and that the caller got control back.
 import time
 
 import pytest
-
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.parsers import default_registry
 from urdf_state_py.core.parsers.isolated import IsolatedParser, ParseLimits
@@ -134,9 +148,11 @@ def test_close_during_a_parse_returns_at_once(parser):
 
 
 def test_stop_while_the_worker_starts_ends_the_parse_and_every_later_one(parser, monkeypatch):
-    """stop() runs in a signal handler (Ctrl-C during the node's start-up parse), which
+    """
+    stop() runs in a signal handler (Ctrl-C during the node's start-up parse), which
     may come while the worker is being started, before close() can find it to kill: the
-    parse ends as soon as the worker exists, and no later parse starts one."""
+    parse ends as soon as the worker exists, and no later parse starts one.
+    """
     import subprocess
     real_popen, started = subprocess.Popen, []
 
@@ -178,9 +194,11 @@ def no_new_process(monkeypatch):
 
 
 def test_prestarted_workers_take_the_first_two_parses(parser, monkeypatch):
-    """A node's start-up: the worker and the successor that replaces it after the trusted
+    """
+    A node's start-up: the worker and the successor that replaces it after the trusted
     start-up parse start at once, so neither that parse nor the first one set at run time
-    waits for a process to start (a few hundred ms on a busy machine)."""
+    waits for a process to start (a few hundred ms on a busy machine).
+    """
     parser.prestart(successor=True)
     worker, successor = parser._worker, parser._successor
     assert worker.alive() and successor.alive() and worker.pid != successor.pid
@@ -193,8 +211,10 @@ def test_prestarted_workers_take_the_first_two_parses(parser, monkeypatch):
 
 
 def test_a_parse_that_replaces_its_worker_starts_the_next_one_meanwhile(parser, monkeypatch):
-    """After a trusted or large parse, or one stopped at the time limit, the next parse
-    finds its worker already started."""
+    """
+    After a trusted or large parse, or one stopped at the time limit, the next parse
+    finds its worker already started.
+    """
     parser.parse(SMALL, 'auto', {}, RESTRICTED)
     for text, policy in ((TRUSTED_SMALL, TRUSTED), (macro_bomb(), RESTRICTED)):
         retired = parser._worker
