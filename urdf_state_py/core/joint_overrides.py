@@ -153,6 +153,6 @@ def zero_problem(model: Model, joint_name: str, value: float) -> str | None:
         return f'{where}: expected a finite number, got {value!r}'
     if joint.is_bounded and not joint.limits.lower <= value <= joint.limits.upper:
         limits: Limits = joint.limits
-        return (f'{where}: {value:g} is outside the joint\'s limits '
+        return (f"{where}: {value:g} is outside the joint's limits "
                 f'[{limits.lower:g}, {limits.upper:g}]')
     return None

@@ -131,7 +131,7 @@ class Joint:
     """A joint between two links. ``axis`` is normalised on construction."""
 
     name: str
-    type: JointType
+    type: JointType  # noqa: A003 (URDF's attribute name; public API since 0.1)
     parent: str
     child: str
     origin: Origin = field(default_factory=Origin)
@@ -153,8 +153,8 @@ class Joint:
             _check_finite(bounds + [self.limits.effort, self.limits.velocity], f'{what} limit')
             if self.limits.lower is not None and self.limits.upper is not None \
                     and self.limits.lower > self.limits.upper:
-                raise DescriptionError(
-                    f'{what} has lower limit {self.limits.lower} > upper limit {self.limits.upper}')
+                raise DescriptionError(f'{what} has lower limit {self.limits.lower} > '
+                                       f'upper limit {self.limits.upper}')
         if self.mimic is not None:
             _check_finite((self.mimic.multiplier, self.mimic.offset), f'{what} mimic')
             if self.mimic.joint == self.name:
@@ -164,12 +164,12 @@ class Joint:
 
     @property
     def is_movable(self) -> bool:
-        """True for every type but fixed."""
+        """Return True for every type but fixed."""
         return self.type is not JointType.FIXED
 
     @property
     def is_mimic(self) -> bool:
-        """A movable joint driven by another joint's value (fixed joints never move)."""
+        """Return a movable joint driven by another joint's value (fixed joints never move)."""
         return self.mimic is not None and self.is_movable
 
     @property
@@ -181,7 +181,7 @@ class Joint:
 
     @property
     def variable_names(self) -> tuple[str, ...]:
-        """MoveIt variable names: the joint name, or ``name/x`` etc. for multi-DOF joints."""
+        """Return MoveIt's variable names: the joint name, or ``name/x`` etc. (multi-DOF)."""
         if self.type is JointType.FIXED:
             return ()
         if self.type is JointType.PLANAR:
@@ -275,7 +275,7 @@ class Model:
 
     @cached_property
     def root(self) -> str:
-        """The one link that is no joint's child."""
+        """Return the one link that is no joint's child."""
         children = {joint.child for joint in self.joints}
         return next(link.name for link in self.links if link.name not in children)
 
@@ -286,7 +286,7 @@ class Model:
 
     @cached_property
     def parent_joint(self) -> Mapping[str, Joint]:
-        """The joint above each non-root link."""
+        """Return the joint above each non-root link."""
         return {joint.child: joint for joint in self.joints}
 
     @property

@@ -79,8 +79,9 @@ def rpy_to_quaternion(rpy: ArrayLike) -> np.ndarray:
 
 def quaternion_multiply(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """
-    Hamilton product ``a ⊗ b`` of (x, y, z, w) quaternions (rotation ``a`` then ``b`` in
-    the body frame, i.e. ``R(a ⊗ b) = R(a) @ R(b)``).
+    Hamilton product ``a ⊗ b`` of (x, y, z, w) quaternions.
+
+    Rotation ``a`` then ``b`` in the body frame, i.e. ``R(a ⊗ b) = R(a) @ R(b)``.
     """
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
@@ -96,7 +97,7 @@ def quaternion_multiply(a: ArrayLike, b: ArrayLike) -> np.ndarray:
 
 def quaternion_left_matrix(q: ArrayLike) -> np.ndarray:
     """
-    The 4x4 matrix ``L(q)`` with ``q ⊗ p == L(q) @ p`` (x, y, z, w order), shape (..., 4, 4).
+    Return the 4x4 matrix ``L(q)`` with ``q ⊗ p == L(q) @ p`` (x, y, z, w), shape (..., 4, 4).
 
     Lets a fixed left factor (a joint origin) be folded into precomputed
     per-joint constants, so the per-call product is a couple of multiply-adds.
@@ -113,7 +114,7 @@ def quaternion_left_matrix(q: ArrayLike) -> np.ndarray:
 
 def normalize_quaternion(q: ArrayLike, *, reject_nonfinite: bool = False) -> np.ndarray:
     """
-    Unit quaternion; a (near-)zero quaternion becomes the identity (0, 0, 0, 1).
+    Normalize to a unit quaternion; a (near-)zero one becomes the identity (0, 0, 0, 1).
 
     With ``reject_nonfinite`` a quaternion whose norm is not finite (a NaN or
     infinite component, or an overflowing one) becomes the identity as well:
@@ -149,7 +150,8 @@ def quaternion_rotate(q: ArrayLike, v: ArrayLike) -> np.ndarray:
 
 
 def compose_poses(translation_a: ArrayLike, rotation_a: ArrayLike,
-                  translation_b: ArrayLike, rotation_b: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+                  translation_b: ArrayLike,
+                  rotation_b: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """
     Pose ``a * b`` as (translation (..., 3), unit quaternion (..., 4)): first ``b``, then ``a``.
 
@@ -181,7 +183,7 @@ def quaternion_to_matrix(q: ArrayLike) -> np.ndarray:
 
 def matrix_to_quaternion(m: ArrayLike) -> np.ndarray:
     """
-    Unit quaternion (x, y, z, w) with w >= 0 of rotation matrices (..., 3, 3).
+    Return the unit quaternion (x, y, z, w), w >= 0, of rotation matrices (..., 3, 3).
 
     Uses the largest-diagonal branch per element (Shepperd), so it is accurate
     for every rotation, including 180 degree ones.

@@ -74,7 +74,7 @@ class Kinematics:
     # ------------------------------------------------------------------ vectors
 
     def default_positions(self) -> np.ndarray:
-        """The default variable vector (0, or the mid-point of the bounds when 0 is outside)."""
+        """Return the default variable vector (0, or the bounds' mid-point when 0 is outside)."""
         return self._defaults.copy()
 
     def positions(self, values: Mapping[str, float], base: np.ndarray | None = None) -> np.ndarray:
@@ -131,8 +131,10 @@ class Kinematics:
 
     def selection(self, joints) -> Selection:
         """
-        Return the precomputed constants :meth:`moving_transforms` uses for ``joints`` (cached;
-        read-only). For callers fusing that computation into their own (the node's fast path).
+        Return the precomputed constants :meth:`moving_transforms` uses for ``joints``.
+
+        Cached and read-only. For callers fusing that computation into their own (the node's
+        fast path).
         """
         return self._frames.selection(joints)
 

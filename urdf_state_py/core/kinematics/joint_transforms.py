@@ -92,8 +92,10 @@ class Selection:
 
 class JointFrames:
     """
-    Parent-relative transforms of one model's joints (thread-safe: the selection cache is
-    a dict changed only by whole entries; a lost race just computes a selection twice).
+    Parent-relative transforms of one model's joints.
+
+    Thread-safe: the selection cache is a dict changed only by whole entries; a lost race
+    just computes a selection twice.
     """
 
     def __init__(self, model: Model, movable: Sequence[Joint],
@@ -141,7 +143,7 @@ class JointFrames:
         return np.array([index[n] for n in names], dtype=np.intp)
 
     def selection(self, joints) -> Selection:
-        """The cached :class:`Selection` of ``joints``: None (all), names or an index array."""
+        """Return the cached :class:`Selection` of ``joints``: None (all), names or indices."""
         if joints is None:
             return self.all_movable
         if isinstance(joints, np.ndarray) and joints.dtype.kind in 'iu':
@@ -207,8 +209,9 @@ class JointFrames:
 
     def transforms(self, q: np.ndarray, joints) -> JointTransforms:
         """
-        Transform of ``joints`` (see :meth:`selection`) for a RESOLVED ``q`` (n_vars,)
-        or (N, n_vars).
+        Transform of ``joints`` (see :meth:`selection`) for a RESOLVED ``q``.
+
+        ``q`` is (n_vars,) or (N, n_vars).
 
         When no joint of the subset translates, ``translations`` is the
         precomputed, read-only array of joint origins (broadcast over a batch).

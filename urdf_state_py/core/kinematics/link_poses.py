@@ -60,8 +60,9 @@ class LinkPoseComposer:
     def __init__(self, model: Model, movable: Sequence[Joint],
                  variable_index: Mapping[str, int]) -> None:
         """
-        Lay out the slots, per-slot bases and composition schedules (``movable``: the
-        model's movable joints in topological order).
+        Lay out the slots, per-slot bases and composition schedules.
+
+        ``movable``: the model's movable joints in topological order.
 
         Every link gets a *slot* in a ``(slots, batch, 4, 4)`` work array, in
         this order (each group contiguous)::

@@ -104,7 +104,7 @@ class StateResolver:
         )
         # Levels 1..: value = multiplier * master + offset, then the joint's own bounds.
         self._mimic_levels = []
-        top = max([v for v in level.values()] + [0])
+        top = max(list(level.values()) + [0])
         for k in range(1, top + 1):
             group = [j for j in movable if level[j.name] == k]
             lows, highs = zip(*(bounds(j) for j in group))

@@ -68,8 +68,8 @@ class ParserOption:
             object.__setattr__(self, 'default', list(self.default))
 
     @property
-    def type(self) -> type:
-        """The Python type of the option (``list`` stands for ``list[str]``)."""
+    def type(self) -> type:  # noqa: A003 (a public property; a method, no builtin hidden)
+        """Return the Python type of the option (``list`` stands for ``list[str]``)."""
         return type(self.default)
 
     def check(self, value: Any, parser: str) -> Any:

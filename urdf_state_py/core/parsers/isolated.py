@@ -119,8 +119,10 @@ class _Worker:
 
     def wait_ready(self) -> None:
         """
-        Return once the worker's imports are done (its empty frame); raises TimeoutError,
-        EOFError or OSError if it does not get there within _START_TIMEOUT_S.
+        Return once the worker's imports are done (its empty frame).
+
+        Raises TimeoutError, EOFError or OSError if it does not get there within
+        _START_TIMEOUT_S.
         """
         if not self._ready:
             _read(self.process.stdout, _HEADER.size, time.monotonic() + _START_TIMEOUT_S)
@@ -157,8 +159,10 @@ class IsolatedParser:
 
     def prestart(self, successor: bool = False) -> None:
         """
-        Start the worker now, and with ``successor`` the one that replaces it after the
-        first parse (a trusted one), so that neither parse waits for a process to start.
+        Start the worker now, so that no parse waits for a process to start.
+
+        With ``successor``, also the one that replaces it after the first parse (a trusted
+        one).
         """
         with self._lock:
             if self._worker is None:
@@ -168,8 +172,10 @@ class IsolatedParser:
 
     def wait_ready(self) -> bool:
         """
-        Wait until the worker that takes the next parse has started; False if it could
-        not (the next parse then says why) or a parse is using it now (nothing to wait for).
+        Wait until the worker that takes the next parse has started.
+
+        False if it could not (the next parse then says why) or a parse is using it now
+        (nothing to wait for).
         """
         if not self._lock.acquire(blocking=False):
             return False
@@ -326,8 +332,9 @@ class IsolatedParser:
 
     def _spawn_ahead(self) -> _Worker | None:
         """
-        Return a worker started ahead of need, or None if none can start now (the parse that
-        needs one starts it and reports why it cannot).
+        Return a worker started ahead of need, or None if none can start now.
+
+        The parse that needs one then starts it and reports why it cannot.
         """
         if self._closing or self._stopped:
             return None
@@ -343,8 +350,10 @@ class IsolatedParser:
 
     def _replace_worker(self) -> int | None:
         """
-        Stop the worker (its exit code); the successor, or a worker started now, takes
-        its place unless the parser is closing.
+        Stop the worker and return its exit code.
+
+        The successor, or a worker started now, takes its place unless the parser is
+        closing.
         """
         code = self._drop_worker()
         successor, self._successor = self._successor, None

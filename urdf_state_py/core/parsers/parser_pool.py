@@ -62,7 +62,7 @@ class ParserPool:
         self._stopped = False
 
     def client(self, parser_classes: Sequence[type], limits: ParseLimits) -> ParserClient:
-        """What one robot parses with: ``parser_classes`` (its registry's) within ``limits``."""
+        """Return what one robot parses with: ``parser_classes`` within ``limits``."""
         return ParserClient(self, parser_classes, limits)
 
     @property
@@ -107,8 +107,9 @@ class ParserPool:
 
     def _prestart(self, client: ParserClient, successor: bool) -> None:
         """
-        An idle worker for ``client``'s classes and limits, its process started now (and
-        ``successor``: the one replacing it after a trusted parse, see IsolatedParser).
+        Return an idle worker for ``client``'s classes and limits, its process started now.
+
+        ``successor``: the one replacing it after a trusted parse (see IsolatedParser).
         """
         key = (tuple(client.classes), client.limits)
         with self._cond:
@@ -122,8 +123,10 @@ class ParserPool:
 
     def _wait_ready(self, client: ParserClient) -> None:
         """
-        Until the worker the next parse of ``client`` takes has started (if one is idle;
-        not for a stopped client: its robot is shutting down and parses no more).
+        Wait until the worker the next parse of ``client`` takes has started.
+
+        Only if one is idle; not for a stopped client: its robot is shutting down and
+        parses no more.
         """
         with self._cond:
             if self._stopped or client.stopped:
@@ -133,7 +136,7 @@ class ParserPool:
             worker.wait_ready()
 
     def _idle_worker(self, key: tuple) -> IsolatedParser | None:
-        """The idle worker a parse of ``key`` takes: the most recently used (under the lock)."""
+        """Return the idle worker a parse of ``key`` takes: the most recently used (locked)."""
         return next((w for k, w in reversed(self._idle) if k == key), None)
 
     def _end(self, client: ParserClient) -> None:
@@ -144,8 +147,9 @@ class ParserPool:
 
     def stop(self) -> None:
         """
-        End every parse in progress and refuse later ones: the process is shutting down
-        (signal-handler safe).
+        End every parse in progress and refuse later ones: the process is shutting down.
+
+        Signal-handler safe.
         """
         self._stopped = True
         for worker in list(dict(self._busy).values()):
@@ -175,8 +179,9 @@ class ParserClient:
 
     def prestart(self, successor: bool = False) -> None:
         """
-        Start a worker process for this robot's next parse now (and ``successor``: the
-        one that replaces it after a trusted parse), so that parse waits for no process.
+        Start a worker process for this robot's next parse now, so it waits for none.
+
+        With ``successor``, also the one that replaces it after a trusted parse.
         """
         self._pool._prestart(self, successor)
 

@@ -190,8 +190,9 @@ class ParserRegistry:
     def parse_published(self, data: str | bytes, parser: str = 'auto',
                         options: Mapping[str, Any] | None = None) -> tuple[Model, str]:
         """
-        :meth:`parse`, plus the text to publish as ``robot_description``
-        (see :meth:`Parser.parse_published`; xacro: the expanded URDF).
+        Return :meth:`parse`'s result plus the text to publish as ``robot_description``.
+
+        See :meth:`Parser.parse_published` (xacro: the expanded URDF).
         """
         text = decode(data)
         name = self.select(text) if parser == 'auto' else parser
@@ -219,8 +220,9 @@ class ParserRegistry:
 
 def call_parser(name: str, call: Callable[[], Any]) -> Any:
     """
-    ``call()``, a parser's work, with every failure a DescriptionError naming parser
-    ``name`` (a plugin may raise anything).
+    Run ``call()``, a parser's work, with every failure a DescriptionError.
+
+    The error names parser ``name`` (a plugin may raise anything).
     """
     try:
         return call()
@@ -233,7 +235,7 @@ def call_parser(name: str, call: Callable[[], Any]) -> Any:
 
 
 def read_file(path: str | os.PathLike) -> bytes:
-    """The bytes of a description file; DescriptionError naming it when it cannot be read."""
+    """Return the bytes of a description file; DescriptionError naming it if unreadable."""
     try:
         with open(path, 'rb') as stream:
             return stream.read()

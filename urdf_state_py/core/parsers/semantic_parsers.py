@@ -57,8 +57,10 @@ _logger = logging.getLogger(__name__)
 @functools.lru_cache(maxsize=None)
 def semantic_parsers() -> dict[str, Any]:
     """
-    Return the built-in SRDF parser plus every loadable plugin (a broken one is skipped with a
-    warning naming it; a plugin cannot replace the built-in).
+    Return the built-in SRDF parser plus every loadable plugin.
+
+    A broken plugin is skipped with a warning naming it; a plugin cannot replace the
+    built-in.
     """
     parsers: dict[str, Any] = {SrdfParser.name: SrdfParser()}
     try:
@@ -98,8 +100,9 @@ def select_semantic(text: str) -> str:
 
 def read_semantic(data: str | bytes, parser: str = 'auto') -> Semantic:
     """
-    ``data`` read by ``parser`` ('auto': :func:`select_semantic`), not yet checked against
-    a robot; DescriptionError naming the parser and the problem.
+    Read ``data`` with ``parser`` ('auto': :func:`select_semantic`).
+
+    Not yet checked against a robot; DescriptionError naming the parser and the problem.
     """
     text = decode(data)
     name = select_semantic(text) if parser == 'auto' else parser
@@ -115,5 +118,5 @@ def read_semantic(data: str | bytes, parser: str = 'auto') -> Semantic:
 
 
 def load_semantic(data: str | bytes, model: Model, parser: str = 'auto') -> Semantic:
-    """A semantic description (SRDF or a plugin's format) read and checked against ``model``."""
+    """Read a semantic description (SRDF or a plugin's format), check it against ``model``."""
     return check_semantic(read_semantic(data, parser), model)

@@ -66,7 +66,7 @@ class VirtualJoint:
     """``<virtual_joint>``: how the URDF's root link is attached to ``parent_frame``."""
 
     name: str
-    type: str
+    type: str  # noqa: A003 (the SRDF attribute's name)
     parent_frame: str
     child_link: str
 
@@ -131,13 +131,14 @@ class SrdfParser:
         return min(found, default=len(data))
 
     def parse(self, data: str | bytes, model: Model) -> Semantic:
-        """The SRDF ``data`` read against ``model``; DescriptionError naming what is wrong."""
+        """Read the SRDF ``data`` against ``model``; DescriptionError naming what is wrong."""
         return check_semantic(self.read(data), model)
 
     def read(self, data: str | bytes) -> Semantic:
         """
-        Return the SRDF ``data`` on its own: well-formed, its groups consistent, names not checked
-        against a robot (that is :func:`check_semantic`'s job).
+        Return the SRDF ``data`` on its own: well-formed, its groups consistent.
+
+        Names are not checked against a robot (that is :func:`check_semantic`'s job).
         """
         if len(data) > MAX_SRDF_BYTES:
             raise DescriptionError(f'the SRDF is {len(data)} bytes, more than the limit of '
@@ -149,6 +150,7 @@ class SrdfParser:
 
 
 class _Reader:
+
     def __init__(self) -> None:
         self.warnings: list[str] = []
 
@@ -202,7 +204,8 @@ class _Reader:
             links=tuple(_attr(e, 'name', f'{where} <link>')
                         for e in element.findall('link')),
             chains=tuple(chains),
-            subgroups=tuple(_attr(e, 'name', f'{where} <group>') for e in element.findall('group')))
+            subgroups=tuple(_attr(e, 'name', f'{where} <group>')
+                            for e in element.findall('group')))
 
     def _group_state(self, element, groups: set[str]) -> GroupState:
         name = _attr(element, 'name', '<group_state>')
@@ -261,8 +264,10 @@ class _Names:
 
 def check_semantic(semantic: Semantic, model: Model) -> Semantic:
     """
-    ``semantic`` if every joint and link it names is in ``model`` (plus a warning when it
-    names another robot); DescriptionError naming the first unknown one otherwise.
+    Return ``semantic`` if every joint and link it names is in ``model``.
+
+    Warns when it names another robot; raises DescriptionError naming the first unknown
+    one otherwise.
     """
     names = _Names(model, semantic)
     for virtual in semantic.virtual_joints:
@@ -342,7 +347,8 @@ def semantic_from_data(data: dict) -> Semantic:
                            tuple((b, t) for b, t in g['chains']), tuple(g['subgroups']))
                      for g in data['groups']),
         group_states=tuple(GroupState(s['name'], s['group'], tuple(
-            (j, tuple(float(x) for x in v)) for j, v in s['values'])) for s in data['group_states']),
+            (j, tuple(float(x) for x in v)) for j, v in s['values']))
+            for s in data['group_states']),
         end_effectors=tuple(EndEffector(**e) for e in data['end_effectors']),
         passive_joints=tuple(data['passive_joints']),
         disabled_collisions=tuple((a, b, r) for a, b, r in data['disabled_collisions']),

@@ -80,7 +80,7 @@ _logger = logging.getLogger(__name__)
 
 def model_from_urdf_parser_py(robot: Any) -> Model:
     """
-    The :class:`Model` of a ``urdf_parser_py.urdf.Robot``, with the built-in reader's rules.
+    Return the :class:`Model` of a ``urdf_parser_py.urdf.Robot`` (the built-in reader's rules).
 
     Raises :class:`DescriptionError` naming the element at fault, as the
     built-in reader does for the same problem in XML.
@@ -130,7 +130,8 @@ def _joint(joint: Any, index: int) -> Joint:
         where = f'{what} <mimic>'
         if not mimic.joint:
             raise DescriptionError(f"{where} has no 'joint' attribute")
-        mimic = Mimic(mimic.joint, multiplier=_number(mimic.multiplier, f'{where} multiplier', 1.0),
+        mimic = Mimic(mimic.joint,
+                      multiplier=_number(mimic.multiplier, f'{where} multiplier', 1.0),
                       offset=_number(mimic.offset, f'{where} offset', 0.0))
     return Joint(name=name, type=joint_type,
                  parent=_name(joint.parent, f'{what}: <parent> link'),
@@ -190,7 +191,7 @@ class UrdfParserPyParser(Parser):
         return min(score + 1, len(data))
 
     def parse(self, data: str | bytes, options: Mapping[str, Any] | None = None) -> Model:
-        """Gate the text, read it with urdfdom-py, convert with :func:`model_from_urdf_parser_py`."""
+        """Gate the text, read it with urdfdom-py, convert: :func:`model_from_urdf_parser_py`."""
         strict = self.resolve_options(options)['strict']
         root = read_tree(data)   # the built-in reader's safe XML gate
         if root.tag != 'robot':

@@ -72,6 +72,7 @@ _XACRO_LOCK = threading.RLock()
 
 
 class _PackageNotFound(Exception):
+
     def __init__(self, package: str, why: str) -> None:
         super().__init__(package)
         self.package = package

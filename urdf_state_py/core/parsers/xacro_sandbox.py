@@ -172,7 +172,7 @@ class RestrictedEvaluator:
         self._functions = dict(functions or {})
 
     def evaluate(self, expression: str) -> Any:
-        """The value of ``expression``; SandboxViolation or a plain error (SyntaxError...)."""
+        """Return the value of ``expression``; SandboxViolation or a plain error (SyntaxError)."""
         tree = ast.parse(expression.strip(), mode='eval')
         return self._eval(tree.body)
 

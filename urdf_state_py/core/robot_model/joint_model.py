@@ -103,7 +103,7 @@ class JointModel:
 
     @property
     def variable_count(self) -> int:
-        """Number of variables (0 fixed, 1 revolute/prismatic, 3 planar, 7 floating)."""
+        """Return number of variables (0 fixed, 1 revolute/prismatic, 3 planar, 7 floating)."""
         return len(self.variable_names)
 
     def get_variable_bounds(self, variable: str | None = None) -> VariableBounds:
@@ -116,7 +116,7 @@ class JointModel:
             raise KeyError(f"joint '{self.name}' has no variable '{variable}'") from None
 
     def default_positions(self) -> list[float]:
-        """MoveIt's default value per variable (0 when within the bounds, else the mid-point)."""
+        """Return MoveIt's default value per variable (0 within the bounds, else the middle)."""
         values = [0.0 if b.min_position <= 0.0 <= b.max_position
                   else (b.min_position + b.max_position) / 2.0 for b in self.variable_bounds]
         if self.type is JointType.PLANAR:
@@ -141,7 +141,7 @@ class JointModel:
 
 def independent_values(joints: Iterable[JointModel],
                        rng: random.Random | None = None) -> dict[str, float]:
-    """Default values (or, with ``rng``, random ones) of the joints that mimic none, by variable."""
+    """Return defaults (with ``rng``: random values) of the joints that mimic none, by variable."""
     values = {}
     for joint in joints:
         if joint.variable_count and joint.mimic is None:

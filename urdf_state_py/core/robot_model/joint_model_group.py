@@ -73,12 +73,12 @@ class JointModelGroup:
 
     @property
     def variable_count(self) -> int:
-        """Number of variables of the group's joints (mimic ones included)."""
+        """Return number of variables of the group's joints (mimic ones included)."""
         return len(self.variable_names)
 
     @property
     def active_variable_count(self) -> int:
-        """Number of variables of the active joints."""
+        """Return number of variables of the active joints."""
         return sum(j.variable_count for j in self._active)
 
     @property
@@ -88,7 +88,7 @@ class JointModelGroup:
 
     @property
     def is_end_effector(self) -> bool:
-        """True when the SRDF names this group as an end effector."""
+        """Return True when the SRDF names this group as an end effector."""
         return bool(self.end_effector_name)
 
     @property
@@ -98,7 +98,7 @@ class JointModelGroup:
 
     @property
     def subgroup_names(self) -> list[str]:
-        """Every other group whose joints are all in this one (MoveIt computes, not reads, these)."""
+        """Every other group whose joints are all in this one (MoveIt computes, not reads them)."""
         return [g.name for g in self._robot.joint_model_groups
                 if g is not self and set(g.joint_model_names) <= self._joint_set]
 
@@ -125,7 +125,7 @@ class JointModelGroup:
         return self._with_mimic(independent_values(self._active))
 
     def get_variable_random_positions(self, seed: int | None = None) -> dict[str, float]:
-        """Random values for the group's variables within bounds; the same ``seed``, the same values."""
+        """Random values for the group's variables within bounds; same ``seed``, same values."""
         return self._with_mimic(independent_values(self._active, random.Random(seed)))
 
     def _with_mimic(self, values: dict[str, float]) -> dict[str, float]:

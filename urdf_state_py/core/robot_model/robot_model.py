@@ -108,8 +108,8 @@ class RobotModel:
                     chosen = (virtual.name, JointType.FIXED)   # Gazebo's dummy world link
                 else:
                     self.warnings.append(
-                        f"skipping virtual joint '{virtual.name}': its child '{virtual.child_link}'"
-                        f" is not the URDF's root link '{root}'")
+                        f"skipping virtual joint '{virtual.name}': its child "
+                        f"'{virtual.child_link}' is not the URDF's root link '{root}'")
                 continue
             chosen = (virtual.name, JointType(virtual.type))
             if virtual.type != 'fixed':
@@ -192,7 +192,7 @@ class RobotModel:
         return self._link_parent[link]
 
     def _chain_joints(self, base: str, tip: str) -> list[str]:
-        """The joints MoveIt puts in a ``<chain base_link tip_link>`` (its walk, kept as is)."""
+        """Return the joints MoveIt puts in a ``<chain base_link tip_link>`` (its own walk)."""
         up: list[str] = []
         link: str | None = tip
         while link is not None and link != base:
@@ -246,7 +246,8 @@ class RobotModel:
             for candidate in candidates:
                 candidate.attached_end_effector_names.append(eef.name)
             parent = self._groups.get(eef.parent_group)
-            if parent is not None and (parent is group or not parent.has_link_model(eef.parent_link)):
+            if parent is not None and (parent is group
+                                       or not parent.has_link_model(eef.parent_link)):
                 self.warnings.append(f"end effector '{eef.name}': parent group '{parent.name}' "
                                      f'cannot be its parent (it is the end effector, or lacks '
                                      f"link '{eef.parent_link}')")
@@ -260,7 +261,7 @@ class RobotModel:
 
     @property
     def root_joint_name(self) -> str:
-        """The root joint: the SRDF's virtual joint, else ``ASSUMED_FIXED_ROOT_JOINT``."""
+        """Return the root joint: the SRDF's virtual joint, else ``ASSUMED_FIXED_ROOT_JOINT``."""
         return self._joints[0].name
 
     @property
@@ -270,12 +271,12 @@ class RobotModel:
 
     @property
     def joint_model_groups(self) -> list[JointModelGroup]:
-        """Groups, sorted by name."""
+        """Return the groups, sorted by name."""
         return [self._groups[n] for n in self.joint_model_group_names]
 
     @property
     def end_effectors(self) -> list[JointModelGroup]:
-        """The groups that are end effectors, sorted by group name."""
+        """Return the groups that are end effectors, sorted by group name."""
         return sorted(set(self._end_effectors.values()), key=lambda g: g.name)
 
     def has_joint_model_group(self, name: str) -> bool:
@@ -294,7 +295,7 @@ class RobotModel:
 
     @property
     def variable_count(self) -> int:
-        """Number of variables, the root joint's included."""
+        """Return number of variables, the root joint's included."""
         return len(self.variable_names)
 
     def has_joint_model(self, name: str) -> bool:
@@ -331,7 +332,7 @@ class RobotModel:
         return self.joint_of_variable(variable).get_variable_bounds(variable)
 
     def get_variable_default_positions(self) -> dict[str, float]:
-        """MoveIt's default value of every variable (mimic joints following), in order."""
+        """Return MoveIt's default value of every variable (mimic joints following), in order."""
         return self.follow_mimic(independent_values(self._joints))
 
     def get_variable_random_positions(self, seed: int | None = None) -> dict[str, float]:
@@ -340,11 +341,13 @@ class RobotModel:
 
     def follow_mimic(self, values: Mapping[str, float]) -> dict[str, float]:
         """
-        Every variable in order: ``values``' for the independent ones, the mimic rule
-        applied (by the URDF model's Kinematics, limits ignored) for the mimic ones.
+        Return every variable in order: ``values``' for the independent ones, mimic rules applied.
+
+        The mimic rules are applied by the URDF model's Kinematics, limits ignored.
         """
         urdf_values = {k: v for k, v in values.items() if k in self._kinematics.variable_index}
-        q, _ = self._kinematics.resolve(self._kinematics.positions(urdf_values), ignore_limits=True)
+        q, _ = self._kinematics.resolve(self._kinematics.positions(urdf_values),
+                                        ignore_limits=True)
         index = self._kinematics.variable_index
         return {v: (float(q[index[v]]) if self._joint_of_variable[v].mimic is not None
                     else float(values.get(v, 0.0))) for v in self.variable_names}
@@ -357,8 +360,9 @@ class RobotModel:
     def get_rigidly_connected_parent_link_model_name(self, link: str,
                                                      group: str | None = None) -> str:
         """
-        Return the furthest ancestor of ``link`` reached through fixed joints only (and, with
-        ``group``, through joints that are not in that group).
+        Return the furthest ancestor of ``link`` reached through fixed joints only.
+
+        With ``group``, also through joints that are not in that group.
         """
         members = set(self.get_joint_model_group(group).joint_model_names) if group else set()
         if link not in self.link_model_names:
@@ -394,7 +398,7 @@ def load_robot_model(urdf_path: str | os.PathLike, srdf_path: str | os.PathLike 
 
 
 def robot_model_with_srdf_file(model: Model, srdf_path: str | os.PathLike) -> RobotModel:
-    """The RobotModel of ``model`` with the SRDF file ``srdf_path``; errors name the file."""
+    """Return the RobotModel of ``model`` with the SRDF file ``srdf_path``; errors name it."""
     path = os.fspath(srdf_path)
     data = read_file(path)
     try:
@@ -405,9 +409,11 @@ def robot_model_with_srdf_file(model: Model, srdf_path: str | os.PathLike) -> Ro
 
 def group_state_positions(robot: RobotModel, group_states: Sequence[str]) -> dict[str, float]:
     """
-    MoveIt's default positions overridden by the ``GROUP/STATE`` values in order (what
-    ``RobotState::setToDefaultValues(group, state)`` does one after the other; mimic joints
-    are left to the caller's kinematics). DescriptionError names an unknown group or state.
+    Return MoveIt's default positions overridden by the ``GROUP/STATE`` values in order.
+
+    This is what ``RobotState::setToDefaultValues(group, state)`` does one after the other;
+    mimic joints are left to the caller's kinematics. DescriptionError names an unknown group
+    or state.
     """
     values = robot.get_variable_default_positions()
     for entry in group_states:
