@@ -263,7 +263,7 @@ class MovingTransforms:
 
     @property
     def frame_prefix(self) -> str:
-        """Fixed for the object's lifetime: a new prefix takes a new MovingTransforms."""
+        """Fix for the object's lifetime: a new prefix takes a new MovingTransforms."""
         return self._prefix
 
     def _entry(self, joints: tuple[str, ...]):

@@ -118,7 +118,7 @@ class FrameTree:
         return chain
 
     def depth(self, frame: str) -> int:
-        """Number of transforms between ``frame`` and its root."""
+        """Return number of transforms between ``frame`` and its root."""
         return len(self._ancestors(frame))
 
     def roots(self) -> list[str]:
