@@ -13,8 +13,10 @@
 # limitations under the License.
 
 """
-The node's address-space ceiling (urdf_state_py/node/process/address_space.py), in child processes:
-the limit is set from the size at the call, the environment turns it off, a lower limit stays.
+The node's address-space ceiling (urdf_state_py/node/process/address_space.py).
+
+In child processes: the limit is set from the size at the call, the environment turns it
+off, a lower limit stays.
 """
 import os
 import subprocess

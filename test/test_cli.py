@@ -13,8 +13,9 @@
 # limitations under the License.
 
 """
-The ``urdf_state_check`` CLI on the fixtures and the bundled robot: what a user debugging a
-description sees.
+The ``urdf_state_check`` CLI on the fixtures and the bundled robot.
+
+What a user debugging a description sees.
 
 Most tests call :func:`urdf_state_py.tools.cli.main` in-process (fast, exact
 output); a few run ``python -m urdf_state_py`` in a subprocess to cover the

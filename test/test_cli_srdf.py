@@ -13,8 +13,10 @@
 # limitations under the License.
 
 """
-The CLI with an SRDF: ``check``/``tree --srdf`` show MoveIt's groups, states, end effectors
-and passive joints, ``fk --group-state`` starts from the states, errors name the fault.
+The CLI with an SRDF.
+
+``check``/``tree --srdf`` show MoveIt's groups, states, end effectors and passive joints,
+``fk --group-state`` starts from the states, errors name the fault.
 """
 
 import numpy as np

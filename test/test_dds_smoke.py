@@ -13,8 +13,10 @@
 # limitations under the License.
 
 """
-Smoke tests for the environment: real DDS across processes, loopback only,
-and the ament_python packaging (data_files / entry points).
+Smoke tests for the environment.
+
+Real DDS across processes, loopback only, and the ament_python packaging (data_files /
+entry points).
 """
 from importlib import metadata
 import os

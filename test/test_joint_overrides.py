@@ -13,9 +13,10 @@
 # limitations under the License.
 
 """
-joint_state_publisher's model settings as model transforms (ROS-free): dependent
-joints become mimic rules, soft limits narrow the hard ones, zeros are checked, and
-the merged JointState's contents and the velocity integration are what they say.
+joint_state_publisher's model settings as model transforms (ROS-free).
+
+Dependent joints become mimic rules, soft limits narrow the hard ones, zeros are checked,
+and the merged JointState's contents and the velocity integration are what they say.
 """
 import math
 

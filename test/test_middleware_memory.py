@@ -13,8 +13,10 @@
 # limitations under the License.
 
 """
-The container's Fast DDS profile (no ROS): set only where it takes nothing from the user,
-and a valid profile file. Its effect (memory per robot) is measured by the benchmark.
+The container's Fast DDS profile (no ROS).
+
+Set only where it takes nothing from the user, and a valid profile file. Its effect
+(memory per robot) is measured by the benchmark.
 """
 from xml.etree import ElementTree
 

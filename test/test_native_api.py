@@ -13,8 +13,9 @@
 # limitations under the License.
 
 """
-The native loop's Python API refuses what would crash it, and a refused install
-leaves the loop without a plan.
+The native loop's Python API refuses what would crash it.
+
+A refused install leaves the loop without a plan.
 
 Only the node calls ``Plan`` and ``Loop.install``, but a plan is raw memory for the
 loop: a ``Plan`` whose ``__init__`` never ran (or failed) would be dereferenced as

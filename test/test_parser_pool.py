@@ -13,8 +13,9 @@
 # limitations under the License.
 
 """
-Parser processes shared by the robots of a process (no ROS): reuse, concurrency, and
-each robot ending only its own parse.
+Parser processes shared by the robots of a process (no ROS).
+
+Reuse, concurrency, and each robot ending only its own parse.
 
 The long parses are held open by :mod:`gated_parser` (a parse that waits for a file),
 so what is asserted is an order of events, never a duration.

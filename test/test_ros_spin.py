@@ -13,8 +13,10 @@
 # limitations under the License.
 
 """
-The shared main loop: the executor choice (EventsExecutor where rclpy has it, the
-default otherwise) and spinning until Ctrl-C with a clean, quiet shutdown.
+The shared main loop: the executor choice and spinning until Ctrl-C.
+
+EventsExecutor where rclpy has it, the default otherwise; the shutdown is clean and
+quiet.
 """
 
 import gc
