@@ -49,13 +49,14 @@ def probe_env() -> dict:
 
 
 def collect_answers(soak, probe) -> None:
-    """The answers of the probe process (a GetParameters every 100 ms) as they come."""
+    """Yield the answers of the probe process (a GetParameters every 100 ms) as they come."""
     while True:
         try:
             event = probe.events.get(timeout=0.5)
         except queue.Empty:
             if probe.popen.poll() is not None:
-                raise AssertionError(f'the probe exited ({probe.popen.returncode}): {probe.tail()}')
+                raise AssertionError(
+                    f'the probe exited ({probe.popen.returncode}): {probe.tail()}')
             continue
         if event.get('event') == 'answer':
             soak.answers.append((event['t'], event['latency']))
@@ -65,7 +66,7 @@ def collect_answers(soak, probe) -> None:
 
 
 def abandon() -> None:
-    """The soak is hung: show where, kill what it waits on, and exit if that did not help."""
+    """Handle a hung soak: show where, kill what it waits on, and exit if that did not help."""
     print(f'\nchaos soak: not finished {HANG_S:.0f} s after its end; the stacks:', flush=True)
     faulthandler.dump_traceback(all_threads=True)
     import psutil  # here: the soak itself skips without it

@@ -56,8 +56,9 @@ _ROUTINE_WARNINGS = ("Dropped a message on '/joint_states'", 'Moved backwards in
 
 def _losses(soak, ledger, sent: int) -> list[str]:
     """
-    Each minute in which good messages got no /tf here, with what tells where they
-    went: the node's own count of /tf published in that minute (its /diagnostics)
+    List each minute in which good messages got no /tf here, with what tells where they went.
+
+    That is the node's own count of /tf published in that minute (its /diagnostics)
     against the /tf this process received, and how late the received ones came.
     """
     counts = [(t, int(n)) for t, n in soak.diagnostics.timeline('/tf messages published')]
@@ -163,13 +164,14 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
         print(f'  lost {line}')
     print('  slots skipped outside floods, by minute of the run: ' + (', '.join(
         f'{minute}: {n}' for minute, n in sorted(skipped_by_minute.items())) or 'none'))
-    print('  the node\'s last /diagnostics: ' + '; '.join(f'{k}={v}' for k, v in final.items()))
+    print("  the node's last /diagnostics: " + '; '.join(f'{k}={v}' for k, v in final.items()))
     warnings = [ln for ln in soak.node.lines if '[WARN]' in ln or '[ERROR]' in ln]
     # the soak's own malformed messages and flood stamps warn thousands of times an hour:
     # counted; anything else (the lines that tell what went wrong) printed
     others = [ln for ln in warnings if not any(r in ln for r in _ROUTINE_WARNINGS)]
-    print(f'  the node\'s warnings and errors: {len(warnings) - len(others)} routine '
-          f'({", ".join(_ROUTINE_WARNINGS)}), {len(others)} others (the first 30):')
+    routine = ', '.join(_ROUTINE_WARNINGS)
+    print(f"  the node's warnings and errors: {len(warnings) - len(others)} routine "
+          f'({routine}), {len(others)} others (the first 30):')
     for line in others[:30]:
         print(f'    {line[:300]}')
     assert not soak.errors, soak.errors

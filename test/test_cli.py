@@ -276,8 +276,9 @@ def test_fk_ignore_limits_uses_raw_value(capsys, limited_arm):
 
 def test_fk_clamped_real_robot_subprocess():
     """
-    H1_2's left_elbow_joint is limited to [-0.95, 3.18]: 10 rad is clamped and named,
-    and the wrist ends where it is at the limit itself.
+    H1_2's left_elbow_joint is limited to [-0.95, 3.18]: 10 rad is clamped and named.
+
+    The wrist ends where it is at the limit itself.
     """
     args = ('fk', str(H1_2), '--link', 'left_wrist_yaw_link', '--set')
     result = run_cli(*args, 'left_elbow_joint=10')

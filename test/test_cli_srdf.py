@@ -41,7 +41,7 @@ def test_check_and_tree_show_the_srdf(capsys, command):
     code, out, _ = run(capsys, command, URDF, '--srdf', SRDF)
     assert code == 0
     assert 'srdf: root joint base_joint (planar), model frame odom, 12 variables' in out
-    assert 'group gripper: 4 joints, 3 variables, end effector \'hand\'' in out
+    assert "group gripper: 4 joints, 3 variables, end effector 'hand'" in out
     assert '  subgroups: arm, arm_gripper, base, gripper' in out
     assert 'end effector hand: group gripper, parent link tool0, parent group arm' in out
     assert 'passive joints: finger_b_joint, finger_c_joint' in out

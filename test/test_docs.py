@@ -34,7 +34,7 @@ LINK = re.compile(r'\[[^\]]*\]\(([^)\s]+)\)')
 
 
 def _slug(heading: str) -> str:
-    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    """Return GitHub's anchor for a heading: lower case, no punctuation, spaces to hyphens."""
     text = heading.strip().lower().replace('`', '')
     return re.sub(r'[^\w\- ]', '', text).replace(' ', '-')
 
@@ -102,7 +102,8 @@ def test_named_commands_exist(doc):
         if not (base.with_suffix('.py').is_file() or (base / '__main__.py').is_file()):
             unknown.append(f'python -m {module}')
     verbs = {c.name for c in COMMANDS}
-    unknown += [f'ros2 urdf {v}' for v in re.findall(r'ros2 urdf ([a-z]+)', text) if v not in verbs]
+    unknown += [f'ros2 urdf {v}'
+                for v in re.findall(r'ros2 urdf ([a-z]+)', text) if v not in verbs]
     unknown += [f'python -m urdf_state_py {v}'
                 for v in re.findall(r'python -m urdf_state_py ([a-z]+)', text) if v not in verbs]
     for path in re.findall(r'`((?:urdf_state_py|test|config|launch)/[\w/.]+\.(?:py|yaml))`', text):

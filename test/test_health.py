@@ -19,8 +19,8 @@ S = 1_000_000_000
 
 
 def view(**kw):
-    base = dict(robot='toy', parser='urdf', links=4, joints=3, movable=3, never_received=(),
-                stale=())
+    base = {'robot': 'toy', 'parser': 'urdf', 'links': 4, 'joints': 3, 'movable': 3,
+            'never_received': (), 'stale': ()}
     base.update(kw)
     return ModelView(**base)
 
@@ -53,7 +53,8 @@ def test_never_received_and_stale_joints_warn_naming_them():
     assert s.message == ('12 joint(s) never received: the complete state is not yet known; '
                          '1 joint(s) stale (no update for more than 2 s)')
     assert values['joints never received'] == '12'
-    assert values['joints never received (names)'] == 'j0, j1, j2, j3, j4, j5, j6, j7, j8, j9 (+2 more)'
+    assert values['joints never received (names)'] == \
+        'j0, j1, j2, j3, j4, j5, j6, j7, j8, j9 (+2 more)'
     assert values['stale joints (names)'] == 'k' and values['stale after [s]'] == '2'
     assert dict(status(Health(), view(), stale_after_s=0.0)[0].values)['stale after [s]'] == 'off'
 
