@@ -28,7 +28,7 @@ from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
 from urdf_state_py.node.joint_state_publisher.output import JointStateOutput, VelocityIntegrator
 
-ARM = '''<robot name="arm">
+ARM = """<robot name="arm">
   <link name="b"/><link name="l1"/><link name="l2"/><link name="l3"/><link name="l4"/>
   <joint name="j1" type="revolute"><parent link="b"/><child link="l1"/><axis xyz="0 0 1"/>
     <limit lower="-2" upper="2" effort="1" velocity="1"/>
@@ -38,7 +38,7 @@ ARM = '''<robot name="arm">
   <joint name="j3" type="continuous"><parent link="l2"/><child link="l3"/><axis xyz="1 0 0"/>
   </joint>
   <joint name="fx" type="fixed"><parent link="l3"/><child link="l4"/></joint>
-</robot>'''
+</robot>"""
 
 
 @pytest.fixture(scope='module')

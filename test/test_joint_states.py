@@ -27,6 +27,8 @@ S = 1_000_000_000
 
 def make_model():
     """
+    Return a model with every joint type and chained mimics.
+
     Base -> a (revolute) -> b (mimic of a) -> c (mimic of b); base -> d (continuous);
     base -> e (fixed, with a mimic tag); base -> p (planar); p -> f (floating).
     """

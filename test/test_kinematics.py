@@ -392,7 +392,7 @@ def reference_link_poses(model, q_effective):
 
 
 def random_model(rng, n_joints=40, deep=False):
-    """A random tree mixing every joint type, with random origins/axes/limits and mimics."""
+    """Return a random tree of every joint type, with random origins/axes/limits, mimics."""
     joints = []
     links = ['root']
     types = [JointType.REVOLUTE] * 4 + [JointType.CONTINUOUS, JointType.PRISMATIC] * 2 \

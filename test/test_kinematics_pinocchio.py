@@ -96,8 +96,10 @@ def test_corpus_is_present():
 
 def random_configuration(kin, rng):
     """
-    Our variable vector: independent joints within limits; mimic joints get noise too
-    (resolve must overwrite it); floating quaternions are not normalised.
+    Our variable vector: independent joints within limits.
+
+    Mimic joints get noise too (resolve must overwrite it); floating quaternions are not
+    normalised.
     """
     q = kin.default_positions()
     for joint in kin.model.joints:

@@ -128,7 +128,7 @@ def test_launch_node_action_parameters(tmp_path):
 
 
 def _launch_overrides(context, module):
-    """The parameter dict the launch file hands the Node (its last ``parameters`` entry)."""
+    """Return the parameter dict the launch file hands the Node (last ``parameters`` entry)."""
     import unittest.mock
     with unittest.mock.patch.object(module, 'Node') as node:
         module._launch_node(context)
@@ -137,8 +137,9 @@ def _launch_overrides(context, module):
 
 def test_launch_passes_source_list_through(tmp_path):
     """
-    ``source_list:="arm/joint_states grip"`` becomes the node's string array; "" leaves
-    the parameter at its default (the node as robot_state_publisher).
+    ``source_list:="arm/joint_states grip"`` becomes the node's string array.
+
+    "" leaves the parameter at its default (the node as robot_state_publisher).
     """
     pytest.importorskip('launch', reason='launch is not installed (ROS 2 launch framework)')
     pytest.importorskip('launch_ros', reason='launch_ros is not installed')

@@ -61,7 +61,7 @@ class Blocker:
 sys.meta_path.insert(0, Blocker())
 """
 
-_EXERCISE = '''
+_EXERCISE = """
 import numpy as np
 import urdf_state_py
 import urdf_state_py.core
@@ -97,7 +97,7 @@ print(json.dumps({
     'clamped': len(clamped), 'links': len(poses), 'tf': len(tf), 'xacro_x': xacro_x,
     'find_error': find_error, 'probes': probes,
 }))
-'''
+"""
 
 
 def _run(code: str, blocked: tuple[str, ...]) -> dict:
@@ -166,7 +166,7 @@ def _module_name(path: Path) -> str:
 
 
 def _imports(path: Path):
-    """(imported absolute module name, guarded by ``except ImportError``) per import."""
+    """Return (imported absolute module name, guarded by ``except ImportError``) per import."""
     tree = ast.parse(path.read_text(encoding='utf-8'), str(path))
     module = _module_name(path)
     package = module if path.name == '__init__.py' else module.rpartition('.')[0]
@@ -233,7 +233,7 @@ def test_imports_run_one_way(path):
 
 def _module_graph() -> dict[str, set[str]]:
     """
-    Module -> the package modules it imports (also inside functions).
+    Map each module to the package modules it imports (also inside functions).
 
     Its own packages are left out: Python imports them before the module whatever it says.
     """
@@ -279,8 +279,9 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_module_imports_itself_through_others():
     """
-    No import circle (also through a function-level import): each module can be read
-    knowing only what it imports.
+    No import circle (also through a function-level import).
+
+    Each module can be read knowing only what it imports.
     """
     assert _cycles({'a': {'b'}, 'b': {'a'}, 'c': {'a'}}) == [['a', 'b']]   # the check works
     graph = _module_graph()

@@ -33,7 +33,7 @@ from urdf_state_py.core.parsers import default_registry
 
 
 def _index_rows():
-    """The first table of INDEX.md as dicts keyed by its header (file without backticks)."""
+    """Return the first table of INDEX.md as dicts keyed by its header (file: no backticks)."""
     if not (CORPUS / 'INDEX.md').is_file():
         return []
     lines = (CORPUS / 'INDEX.md').read_text(encoding='utf-8').splitlines()
@@ -233,7 +233,7 @@ def test_xacro_expands_to_generated_urdf(source, args, generated):
 
 
 def _xacro_command_line(path, args):
-    """What the real xacro program makes of ``path`` (no $(find) needed)."""
+    """Return what the real xacro program makes of ``path`` (no $(find) needed)."""
     result = subprocess.run(
         [sys.executable, '-c', 'import sys, xacro; sys.argv[0] = "xacro"; xacro.main()',
          str(path), *args], capture_output=True, text=True, check=True, timeout=60)

@@ -25,7 +25,7 @@ expectations are moveit_py's ``test_robot_model.py``'s).
 import math
 
 import pytest
-from robot_files import CORPUS, corpus_params, FIXTURES
+from robot_files import CORPUS, FIXTURES
 from urdf_state_py import DescriptionError, load_model_file, load_robot_model
 from urdf_state_py.core.parsers.semantic_parsers import load_semantic
 from urdf_state_py.core.robot_model import ASSUMED_FIXED_ROOT_JOINT, RobotModel
@@ -322,9 +322,11 @@ def test_baxter_by_moveit_rules():
 
 def test_chain_through_the_common_ancestor_and_ignored_state_values():
     """
-    A chain whose base is not above its tip: MoveIt walks up from the tip to the root,
-    then up from the base until it meets that walk, and keeps the met joint's whole prefix
-    (here the root joint too). Group-state values MoveIt ignores are warnings, not errors.
+    A chain whose base is not above its tip: MoveIt's walk, kept as is.
+
+    MoveIt walks up from the tip to the root, then up from the base until it meets that
+    walk, and keeps the met joint's whole prefix (here the root joint too). Group-state
+    values MoveIt ignores are warnings, not errors.
     """
     model = load_model_file(f'{MOBILE}.urdf')
     srdf = ('<robot name="mobile_arm">'

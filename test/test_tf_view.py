@@ -33,6 +33,8 @@ def quat_to_rpy(q):
 
 def arm_tree():
     """
+    Return the TF tree of a small arm, plus a second tree.
+
     Base -> shoulder (static, z=1) -> elbow (yaw 90 deg, x=1) -> hand (x=0.5);
     base -> camera (static); plus a second tree odom -> map-less 'world_marker'.
     """

@@ -52,7 +52,7 @@ def quiet_urdfdom(monkeypatch):
 
 
 def raw_robot(data: bytes):
-    """What a user holding urdf_parser_py gets: URDF.from_xml_string on the file's bytes."""
+    """Return what a user of urdf_parser_py gets: URDF.from_xml_string on the bytes."""
     return urdf.URDF.from_xml_string(data)
 
 
@@ -185,8 +185,10 @@ def test_disagreement_material_without_name():
 
 def test_disagreement_verison_prolog_typo():
     """
-    ros2/urdf's own test files: raw urdfdom-py (lxml) fails; the plugin, behind the gate,
-    reads them, because the gate drops the declaration after decoding.
+    Read ros2/urdf's own test files, which raw urdfdom-py (lxml) fails on.
+
+    The plugin, behind the gate, reads them, because the gate drops the declaration after
+    decoding.
     """
     data = '<?xml verison="1.0"?>\n' + MINIMAL.format(joint=FIXED_JOINT.format(x=1), extra='')
     builtin, plugin, raw = _verdicts(data)
@@ -386,8 +388,10 @@ def test_corpus_plugin_equals_builtin(row):
 @pytest.mark.parametrize('relative', corpus_params(sorted(INVALID)))
 def test_corpus_invalid_files_rejected_by_both_ways_in(relative):
     """
-    Rejected by the plugin; and raw urdfdom-py either rejects them or reads a robot that
-    the conversion rejects with the built-in reader's message (loops, two trees, ...).
+    Rejected by the plugin, with the built-in reader's message.
+
+    Raw urdfdom-py either rejects them or reads a robot that the conversion rejects with
+    the built-in reader's message (loops, two trees, ...).
     """
     data = (CORPUS / 'invalid' / relative).read_bytes()
     with pytest.raises(DescriptionError) as info:

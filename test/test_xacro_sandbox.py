@@ -35,17 +35,17 @@ pytest.importorskip('xacro')
 
 def doc(value, head=''):
     """Return a two-link xacro robot whose fixed joint's x offset is ``value``."""
-    return f'''<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">{head}
+    return f"""<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">{head}
   <link name="a"/><link name="b"/>
   <joint name="j" type="fixed"><parent link="a"/><child link="b"/>
     <origin xyz="{value} 0 0"/></joint>
-</robot>'''
+</robot>"""
 
 
 def named(name, head=''):
     """Return a robot whose name is ``name`` (where host data would show up when leaked)."""
-    return f'''<robot name="{name}" xmlns:xacro="http://www.ros.org/wiki/xacro">{head}
-  <link name="a"/></robot>'''
+    return f"""<robot name="{name}" xmlns:xacro="http://www.ros.org/wiki/xacro">{head}
+  <link name="a"/></robot>"""
 
 
 def expand(text, mode, **options):
