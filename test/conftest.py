@@ -26,6 +26,9 @@ def pytest_configure(config):
     """Register the ``ros`` marker: ``pytest -m "not ros"`` selects the tests that need no ROS
     (what CI runs on Python 3.10 with Ubuntu 22.04's numpy, where no rclpy is installed)."""
     config.addinivalue_line('markers', 'ros: needs rclpy (and DDS, messages or launch) to run')
+    # ament_lint's pytest plugin registers these in a ROS 2 distro; not in the wheels venv
+    for marker in ('linter', 'flake8', 'pep257', 'copyright'):
+        config.addinivalue_line('markers', f'{marker}: an ament linter test')
 
 
 def pytest_report_header(config):
