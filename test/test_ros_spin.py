@@ -56,8 +56,10 @@ def test_auto_picks_events_executor_where_it_exists_and_the_native_loop_serves(c
 
 
 def test_auto_picks_the_wait_set_executor_where_python_serves_joint_states(context, monkeypatch):
-    """EventsExecutor queues an event per unserved message (a flood grows memory without
-    bound, see test_flood): without the native loop, auto takes the wait-set executor."""
+    """
+    EventsExecutor queues an event per unserved message (a flood grows memory without
+    bound, see test_flood): without the native loop, auto takes the wait-set executor.
+    """
     monkeypatch.setattr(spin, '_native_loop_serves', lambda: False)
     assert type(make_executor('auto')) is SingleThreadedExecutor
     if HAS_EVENTS:   # asked for by name, it is still given

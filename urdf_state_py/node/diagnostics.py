@@ -141,9 +141,11 @@ class RobotStatus:
         self.refresh_guarded: Callable[[], bool | None] = guard.wrap('/diagnostics', self.refresh)
 
     def _view(self, now_ns: int, stale_after_s: float) -> tuple[ModelView | None, float]:
-        """The model's view and when its stale joints next change with time alone, both
+        """
+        Return the model's view and when its stale joints next change with time alone, both
         read under the JointState lock: the native loop writes ``seen_ns`` in place, and a
-        copy taken beside it was a data race (ThreadSanitizer, plan_step vs a numpy copy)."""
+        copy taken beside it was a data race (ThreadSanitizer, plan_step vs a numpy copy).
+        """
         with self._input.lock:
             return (model_view(self._loaded(), now_ns, stale_after_s),
                     self._stale_at(now_ns, stale_after_s))
