@@ -1,4 +1,7 @@
-"""A fleet file: the robots one ``urdf_state_container`` serves (read by ``fleet.launch.py``).
+"""A fleet file: the robots one ``urdf_state_container`` serves.
+
+Read by ``fleet.launch.py`` (which loads each robot over LoadNode) and by the
+container itself when started with ``-p fleet:=FILE`` (:func:`load_requests`).
 
 A YAML file, one entry per robot::
 
@@ -35,10 +38,14 @@ from typing import Any
 
 import yaml
 
+from composition_interfaces.srv import LoadNode
+from rclpy.parameter import Parameter
+
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.parsers import default_registry
+from .load_request import PACKAGE, PLUGIN
 
-__all__ = ['FleetError', 'FleetRobot', 'component_parameters', 'read_fleet']
+__all__ = ['FleetError', 'FleetRobot', 'component_parameters', 'load_requests', 'read_fleet']
 
 _KEYS = {'namespace', 'model', 'xacro_args', 'frame_prefix', 'parameters'}
 #: Parameters an entry sets through its own keys (or that the fleet sets).
@@ -138,3 +145,22 @@ def component_parameters(robot: FleetRobot, trusted: bool) -> dict[str, Any]:
     parameters['robot_description'] = published
     parameters.pop('xacro.package_paths', None)   # used here; a file root LoadNode refuses
     return parameters
+
+
+def load_requests(path: str | os.PathLike, trusted: bool,
+                  node_name: str) -> list[tuple[FleetRobot, LoadNode.Request]]:
+    """One LoadNode request per robot of the fleet file ``path``, as ``fleet.launch.py``
+    sends them; raises :class:`FleetError` naming the robot and the key at fault."""
+    requests = []
+    for robot in read_fleet(path):
+        parameters = []
+        for name, value in component_parameters(robot, trusted).items():
+            try:
+                parameters.append(Parameter(name, value=value).to_parameter_msg())
+            except Exception as err:  # noqa: BLE001 - rclpy: TypeError, ValueError, ...
+                raise FleetError(f"{path}: robot '{robot.namespace}': parameter '{name}': "
+                                 f'{value!r} is not a parameter value ({err})') from None
+        requests.append((robot, LoadNode.Request(
+            package_name=PACKAGE, plugin_name=PLUGIN, node_name=node_name,
+            node_namespace=robot.namespace, parameters=parameters)))
+    return requests
