@@ -179,3 +179,13 @@ def pixel_spread(png: bytes) -> float:
     from PIL import Image
     grey = np.asarray(Image.open(io.BytesIO(png)).convert('L'), float)
     return float(grey.std())
+
+
+def screenshot(browser: Browser, name: str) -> None:
+    """Not blank; written to docs/images/ when URDF_STATE_SCREENSHOT is set (the README's)."""
+    png = browser.screenshot()
+    assert pixel_spread(png) > 8.0, 'the screenshot is (almost) uniform: nothing drawn'
+    if os.environ.get('URDF_STATE_SCREENSHOT'):
+        target = REPO / 'docs' / 'images' / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(png)

@@ -18,7 +18,8 @@ Starts three separate processes on a loopback-only ROS graph:
    screen is the demo's output; with ``--web``, the 3D view instead
    (``python -m urdf_state_py view``), which prints the URL to open.
 
-The model defaults to the bundled Unitree H1_2 humanoid. Ctrl-C or
+The model defaults to the bundled Unitree H1_2 humanoid; with ``--web`` to TALOS
+with its meshes (:mod:`.mesh_robot`). Ctrl-C or
 ``--duration`` ends all three (SIGINT, wait, then terminate). The viewer
 closes with a summary (``58/58 frames of the model's links arrived``); the demo
 exits 0 when every link's frame arrived and 1 otherwise (2: bad arguments or
@@ -43,6 +44,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from urdf_state_py.node.process.loopback import ensure_loopback
+from .mesh_robot import PACKAGE as MESH_PACKAGE, TALOS, example_robot_data
 from ..view.command import DEFAULT_PORT
 from ..xacro_args import load_model_file_with_args
 
@@ -95,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
         description='Run the state publisher on a robot with swept joints and watch its TF '
                     'tree in the terminal (three processes, loopback-only DDS).')
     p.add_argument('--model', type=Path, default=None,
-                   help='URDF or xacro file (default: the bundled Unitree H1_2)')
+                   help='URDF or xacro file (default: the bundled Unitree H1_2; with --web, '
+                        'TALOS with its meshes from example-robot-data when installed)')
     p.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
                    help='xacro argument (repeatable)')
     p.add_argument('--duration', type=float, default=None,
@@ -263,12 +266,30 @@ def _tf_view_argv(args: argparse.Namespace, model_args: list[str], title: str) -
 
 
 def _web_argv(args: argparse.Namespace, model_path: Path) -> list[str]:
-    """The 3D view's command line: meshes may come from the model's folder."""
+    """The 3D view's command line: meshes may come from the model's folder (and
+    example-robot-data's); each robot of --fleet by its namespace."""
     argv = [sys.executable, '-m', PACKAGE, 'view', '--port', str(args.port),
             '--allow-dir', str(model_path.parent)]
+    meshes = example_robot_data()
+    if meshes is not None:
+        argv += ['--package-path', f'{MESH_PACKAGE}={meshes}']
+    for ns in fleet_namespaces(args.fleet):
+        argv += ['--namespace', ns]
     if args.frame_prefix:
         argv += ['--frame-prefix', args.frame_prefix]
     return argv
+
+
+def _demo_model(args: argparse.Namespace) -> Path | None:
+    """--model; else for the browser TALOS with its meshes (example-robot-data), and the
+    bundled H1_2 (no meshes: a skeleton in the browser) where that is not installed."""
+    if args.model:
+        return args.model
+    meshes = example_robot_data() if args.web else None
+    if args.web and meshes is None:
+        print('urdf_state_demo: example-robot-data is not installed (./dev.sh setup installs '
+              'it): showing the bundled H1_2, which has no meshes', file=sys.stderr)
+    return meshes / TALOS if meshes is not None else default_model_path()
 
 
 def _publisher_argv(args: argparse.Namespace, workdir: Path, params: Path,
@@ -282,7 +303,7 @@ def _publisher_argv(args: argparse.Namespace, workdir: Path, params: Path,
 
 
 def run(args: argparse.Namespace) -> int:
-    model_path = args.model or default_model_path()
+    model_path = _demo_model(args)
     if model_path is None:
         print(f'urdf_state_demo: the bundled robot {DEFAULT_ROBOT} was not found; '
               'pass --model PATH', file=sys.stderr)
