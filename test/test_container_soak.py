@@ -49,6 +49,8 @@ CYCLES = int(os.environ.get('URDF_STATE_CONTAINER_SOAK_CYCLES', '30'))
 STEADY = int(os.environ.get('URDF_STATE_CONTAINER_SOAK_STEADY', '5'))
 DURATION_S = float(os.environ.get('URDF_STATE_CONTAINER_SOAK_S', '0'))  # >0: cycle this long
 PERIOD_S = float(os.environ.get('URDF_STATE_CONTAINER_SOAK_PERIOD_S', '0'))  # a cycle's start
+#: 'reuse': every churn robot is /c (else /c1, /c2, ...: a name never seen before each time)
+REUSE_NAME = os.environ.get('URDF_STATE_CONTAINER_SOAK_NAMES') == 'reuse'
 RSS_LIMIT_MB = float(os.environ.get('URDF_STATE_CONTAINER_SOAK_RSS_MB', '10'))
 RATE_HZ = 10.0
 FLOOD = 2000
@@ -158,10 +160,10 @@ def churn_cycle(container, cycle: int, ids: list[int], steady: dict[int, str], t
     assert not code.success and construct in code.error_message, code.error_message
     duplicate = container.load('/s1', {'robot_description': INTRUDER, 'frame_prefix': 's1/'})
     assert not duplicate.success and 'loaded already' in duplicate.error_message
-    namespace = f'/c{cycle}'
+    namespace = '/c' if REUSE_NAME else f'/c{cycle}'
     first, second = (TOY, MOVING) if cycle % 2 else (MOVING, TOY)
     uid = container.loaded(namespace, {'robot_description': first,
-                                       'frame_prefix': f'c{cycle}/'})
+                                       'frame_prefix': namespace[1:] + '/'})
     assert uid > max(ids), f'unique id {uid} after {max(ids)}'
     ids.append(uid)
     over = container.load(f'/y{cycle}', {'robot_description': MOVING})

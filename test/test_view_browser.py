@@ -31,8 +31,8 @@ rclpy = pytest.importorskip('rclpy')
 
 from robot_files import EXAMPLE_ROBOT_DATA, EXAMPLE_ROBOT_DATA_REASON, example_robot  # noqa: E402
 from test_node_harness import NodeUnderTest  # noqa: E402
-from view_harness import (DEADLINE, REPO, Browser, ViewProcess, rendered_pose,  # noqa: E402
-                          screenshot)
+from view_harness import (DEADLINE, Browser, ViewProcess, rendered_pose,  # noqa: E402
+                          screenshot, start_demo)
 
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
@@ -232,23 +232,10 @@ def test_demo_web_shows_the_demo_robot(browser):
     """``./dev.sh demo --web``: the node, the sweeper and the view; the URL printed, TALOS
     drawn with every mesh (example-robot-data), Ctrl-C ends it all."""
     import signal
-    import subprocess
-    import sys
     if EXAMPLE_ROBOT_DATA is None:
         pytest.skip(EXAMPLE_ROBOT_DATA_REASON)
-    # a domain of its own: the node of the tests above is still publishing on this one
-    domain = str(int(os.environ['ROS_DOMAIN_ID']) % 100 + 101)
-    demo = subprocess.Popen([sys.executable, '-m', 'urdf_state_py.tools.demo', '--web', '--port',
-                             '0', '--duration', '600'], cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True,
-                            env=dict(os.environ, ROS_DOMAIN_ID=domain))
+    demo, url = start_demo('--web')
     try:
-        url = None
-        deadline = time.monotonic() + 60
-        while url is None and time.monotonic() < deadline and demo.poll() is None:
-            found = re.search(r'open (http://127\.0\.0\.1:\d+/)', demo.stdout.readline())
-            url = found.group(1) if found else None
-        assert url, 'the demo printed no URL'
         browser.open(url)
         browser.wait('window.urdfView && window.urdfView.ready', what='the demo robot')
         status = browser.js('return window.urdfView.status();')

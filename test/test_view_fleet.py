@@ -17,7 +17,8 @@ pytest.importorskip('rclpy')
 
 from container_harness import Container, answer_to  # noqa: E402
 from robot_files import EXAMPLE_ROBOT_DATA, example_robot  # noqa: E402
-from view_harness import DEADLINE, Browser, ViewProcess, rendered_pose, screenshot  # noqa: E402
+from view_harness import (DEADLINE, Browser, ViewProcess, rendered_pose, screenshot,  # noqa: E402
+                          start_demo)
 
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
@@ -127,3 +128,22 @@ def test_one_namespace_shows_that_robot(probe, fleet, browser):
         assert '/r1/robot_description' in view.log
     finally:
         assert view.stop() == 0, view.log
+
+
+def test_demo_fleet_web_shows_every_robot(browser):
+    """``./dev.sh demo --fleet 2 --web``: one container, both robots in the page, moving."""
+    import signal
+    demo, url = start_demo('--fleet', '2', '--web')
+    try:
+        browser.open(url)
+        browser.wait('window.urdfView && window.urdfView.ready', what='the demo fleet')
+        robots = browser.js('return window.urdfView.status().robots;')
+        assert [(r['namespace'], r['robot'], r['framePrefix'], r['meshes']['failed'])
+                for r in robots] == [('/r1', 'talos', 'r1/', 0), ('/r2', 'talos', 'r2/', 0)]
+        first = browser.js('return window.urdfView.linkPose("arm_left_4_link", 1);')
+        browser.wait(f'JSON.stringify(window.urdfView.linkPose("arm_left_4_link", 1)) !== '
+                     f'{json.dumps(json.dumps(first))}', what='r2 to move')
+    finally:
+        demo.send_signal(signal.SIGINT)
+        output = demo.communicate(timeout=60)[0]
+    assert demo.returncode == 0, output[-3000:]
