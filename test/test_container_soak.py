@@ -92,9 +92,12 @@ class SteadyDriver:
                       for ns in namespaces]
         self._subs.append(probe.node.create_subscription(
             probe_tf(), '/tf_static', self.static.append, 100))
-        self.tf: list = []     # keep-all: a test process slowed by a flood loses nothing here
-        self._subs.append(probe.node.create_subscription(probe_tf(), '/tf', self.tf.append,
-                                                         KEEP_ALL))
+        # checked as it comes (an hour of 20 robots is too many messages to keep);
+        # keep-all: a test process slowed by a flood loses nothing here
+        self.answered: dict[str, set[int]] = {f'{ns[1:]}/': set() for ns in namespaces}
+        self.wrong: list[str] = []
+        self._subs.append(probe.node.create_subscription(
+            probe_tf(), '/tf', lambda msg: check_tf(msg, self), KEEP_ALL))
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -127,28 +130,25 @@ def probe_tf():
     return TFMessage
 
 
-def check_tf(messages, driver: SteadyDriver) -> tuple[dict[str, set[int]], list[str]]:
-    """k answered per steady prefix, and every /tf transform of a steady robot that is wrong."""
-    answered: dict[str, set[int]] = {f'{ns[1:]}/': set() for ns in driver.namespaces}
-    wrong = []
-    for msg in messages:
-        for t in msg.transforms:
-            prefix = t.child_frame_id.split('/', 1)[0] + '/'
-            if prefix not in answered:
-                continue
-            k, rest = divmod(t.header.stamp.sec * NS + t.header.stamp.nanosec - driver.base_ns, MS)
-            child = t.child_frame_id[len(prefix):]
-            r, q = t.transform.translation, t.transform.rotation
-            angle = {'la': a_of(k), 'lm': 2 * a_of(k)}.get(child, 0.0)
-            expected = {'la': (0, 0, 0, math.sin(angle / 2), math.cos(angle / 2)),
-                        'lm': (0, 0, 0, math.sin(angle / 2), math.cos(angle / 2)),
-                        'lb': (b_of(k), 0, 0, 0, 1)}.get(child)
-            got = (r.x, q.x, q.y, q.z, q.w)
-            if rest or expected is None or max(abs(g - e) for g, e in zip(got, expected)) > 1e-6:
-                wrong.append(f'{t.child_frame_id} at k={k} (+{rest} ns): {got} != {expected}')
-            else:
-                answered[prefix].add(k)
-    return answered, wrong
+def check_tf(msg, driver: SteadyDriver) -> None:
+    """Record the k a /tf message answers per steady prefix, or each transform that is wrong."""
+    answered, wrong = driver.answered, driver.wrong
+    for t in msg.transforms:
+        prefix = t.child_frame_id.split('/', 1)[0] + '/'
+        if prefix not in answered:
+            continue
+        k, rest = divmod(t.header.stamp.sec * NS + t.header.stamp.nanosec - driver.base_ns, MS)
+        child = t.child_frame_id[len(prefix):]
+        r, q = t.transform.translation, t.transform.rotation
+        angle = {'la': a_of(k), 'lm': 2 * a_of(k)}.get(child, 0.0)
+        expected = {'la': (0, 0, 0, math.sin(angle / 2), math.cos(angle / 2)),
+                    'lm': (0, 0, 0, math.sin(angle / 2), math.cos(angle / 2)),
+                    'lb': (b_of(k), 0, 0, 0, 1)}.get(child)
+        got = (r.x, q.x, q.y, q.z, q.w)
+        if rest or expected is None or max(abs(g - e) for g, e in zip(got, expected)) > 1e-6:
+            wrong.append(f'{t.child_frame_id} at k={k} (+{rest} ns): {got} != {expected}')
+        else:
+            answered[prefix].add(k)
 
 
 def churn_cycle(container, cycle: int, ids: list[int], steady: dict[int, str], tmp_path,
@@ -219,6 +219,7 @@ def test_steady_robots_lose_nothing_beside_churn(probe, tmp_path):
             cycle += 1
             driver.stop.wait(max(0.0, t0 + (cycle - 1) * PERIOD_S - time.monotonic()))  # pace
             churn_cycle(container, cycle, ids, steady, tmp_path, probe, flood_node, events)
+            del probe.tf[:]     # the harness keeps every /tf; the driver checked them
             if cycle >= warmup:
                 samples.append(memory_sample(time.monotonic() - t0, process))
             if cycle % 100 == 0:
@@ -227,9 +228,9 @@ def test_steady_robots_lose_nothing_beside_churn(probe, tmp_path):
         driver.stop.set()
         driver.thread.join(10.0)
         last = driver.sent - 1
-        wait_until(lambda: all(last in got for got in check_tf(list(driver.tf), driver)[0]
-                               .values()), 60.0, 'every steady robot\'s last /tf')
-        answered, wrong = check_tf(list(driver.tf), driver)
+        wait_until(lambda: all(last in got for got in list(driver.answered.values())),
+                   60.0, 'every steady robot\'s last /tf')
+        answered, wrong = driver.answered, driver.wrong
         assert not wrong, wrong[:10]
         for prefix, got in answered.items():
             lost = sorted(set(range(min(got), last + 1)) - got)
