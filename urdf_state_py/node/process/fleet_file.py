@@ -38,12 +38,8 @@ from typing import Any
 
 import yaml
 
-from composition_interfaces.srv import LoadNode
-from rclpy.parameter import Parameter
-
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.parsers import default_registry
-from .load_request import PACKAGE, PLUGIN
 
 __all__ = ['FleetError', 'FleetRobot', 'component_parameters', 'load_requests', 'read_fleet']
 
@@ -148,9 +144,14 @@ def component_parameters(robot: FleetRobot, trusted: bool) -> dict[str, Any]:
 
 
 def load_requests(path: str | os.PathLike, trusted: bool,
-                  node_name: str) -> list[tuple[FleetRobot, LoadNode.Request]]:
-    """One LoadNode request per robot of the fleet file ``path``, as ``fleet.launch.py``
-    sends them; raises :class:`FleetError` naming the robot and the key at fault."""
+                  node_name: str) -> list[tuple[FleetRobot, Any]]:
+    """One ``composition_interfaces/LoadNode`` request per robot of the fleet file
+    ``path``, as ``fleet.launch.py`` sends them; raises :class:`FleetError` naming the
+    robot and the key at fault. (ROS imported here: reading a fleet file needs none.)"""
+    from composition_interfaces.srv import LoadNode  # noqa: PLC0415
+    from rclpy.parameter import Parameter  # noqa: PLC0415
+
+    from .load_request import PACKAGE, PLUGIN  # noqa: PLC0415 - imports rclpy
     requests = []
     for robot in read_fleet(path):
         parameters = []
