@@ -5,10 +5,11 @@ it asks the :class:`~.tf_store.TfStore` for the frames written since its
 last push and sends them as one ``tf`` event, so the page gets at most 60
 updates a second with the newest transform of each frame, however fast /tf
 arrives; nothing queues in the server (a slow page gets fewer, fresher
-updates). A ``model`` event says the description changed (the page then
-fetches ``/api/model?robot=K`` for the robot K it names). When nothing changes, a ``tf`` event without frames
-is sent once a second: it carries the counters, and a failed write ends the
-stream of a page that went away.
+updates). A ``model`` event says a robot's description or frame prefix
+changed (the page then fetches ``/api/model?robot=K`` for the robot K it
+names). When nothing changes, a ``tf`` event without frames is sent once a
+second: it carries the counters, and a failed write ends the stream of a
+page that went away.
 """
 
 from __future__ import annotations
