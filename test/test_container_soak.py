@@ -169,7 +169,7 @@ def churn_cycle(container, cycle: int, ids: list[int], steady: dict[int, str], t
     over = container.load(f'/y{cycle}', {'robot_description': MOVING})
     assert not over.success and 'load_node.max_robots' in over.error_message
     assert container.listed() == {**steady, uid: f'{namespace}/urdf_state'}
-    results = probe.set_parameters(f'{namespace}/urdf_state', robot_description=second)
+    results = probe.set_parameters(f'{namespace}/urdf_state', 120.0, robot_description=second)
     assert results[0].successful, results[0].reason
     pub = flood_node.create_publisher(probe_msg(), f'{namespace}/joint_states', 10)
     try:
@@ -190,6 +190,7 @@ def test_steady_robots_lose_nothing_beside_churn(probe, tmp_path):
     namespaces = [f'/s{k}' for k in range(1, STEADY + 1)]
     import rclpy
     container = Container(probe, 'soak_container', **{'load_node.max_robots': STEADY + 1})
+    container.deadline = 120.0   # answers wait for CPU on a loaded machine; a stall fails
     # the churn robots' publishers: on a node no executor waits on (destroying a publisher
     # while the probe's executor builds a wait set with it raises InvalidHandle there)
     flood_node = rclpy.create_node('soak_flood', context=probe.spinner.context)
