@@ -5,7 +5,8 @@
 #   ./dev.sh test  [pytest args] run the test suite (python -m pytest test/)
 #   ./dev.sh bench [args]       run the benchmark (python -m urdf_state_py.tools.bench)
 #   ./dev.sh setup              only set up the environment
-#   ./dev.sh shell              interactive bash inside the environment
+#   ./dev.sh shell              interactive bash inside the environment (on a running
+#                               demo's ROS_DOMAIN_ID; the console scripts on PATH)
 #   ./dev.sh python [args]      run python inside the environment
 # URDF_STATE_DISTRO=jazzy|kilted picks the ROS 2 wheels (default jazzy, the LTS).
 #
@@ -29,7 +30,7 @@ log() { printf '[dev.sh] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
-  sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 # ---------------------------------------------------------------- requirements
@@ -310,10 +311,7 @@ setup_env() {
   # ---- runtime environment: loopback only, own domain
   export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
   if [[ "${ROS_DISTRO:-}" == humble ]]; then export ROS_LOCALHOST_ONLY=1; fi
-  if [[ -z "${ROS_DOMAIN_ID:-}" ]]; then
-    ROS_DOMAIN_ID=$((RANDOM % 100 + 1))
-    log "ROS_DOMAIN_ID=$ROS_DOMAIN_ID (random for this run; set ROS_DOMAIN_ID to override)"
-  fi
+  pick_domain "${1:-}"
   export ROS_DOMAIN_ID
   if [[ "$MODE" == wheels && -z "${RMW_IMPLEMENTATION:-}" ]]; then
     export RMW_IMPLEMENTATION=rmw_fastrtps_cpp
@@ -324,8 +322,33 @@ setup_env() {
   export PYTHONUNBUFFERED=1
   export URDF_STATE_WEB_LIB="$VENV/web_lib"   # where setup_web_assets installs them
   export VIRTUAL_ENV="$VENV"
-  export PATH="$VENV/bin:$(without_our_venvs "$PATH")"
+  # bin: python, pip; lib/urdf_state_py: the console scripts (where `ros2 run` looks, setup.cfg)
+  export PATH="$VENV/bin:$VENV/lib/urdf_state_py:$(without_our_venvs "$PATH")"
   PY="$VENV/bin/python"
+}
+
+# The running demo's domain, so that a second terminal sees it: "<domain> <pid>" (the
+# demo's python keeps dev.sh's pid: exec).
+DEMO_DOMAIN_FILE="$ROOT/.venv/demo-domain"
+
+# ROS_DOMAIN_ID when the user set none: "join" (shell, python) takes a running demo's,
+# else a random one; "demo" also records it for the terminals that join.
+pick_domain() {
+  [[ -n "${ROS_DOMAIN_ID:-}" ]] && return
+  local id pid
+  if [[ "$1" == join && -f "$DEMO_DOMAIN_FILE" ]] && read -r id pid < "$DEMO_DOMAIN_FILE" \
+      && [[ "$id" =~ ^[0-9]+$ && "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null; then
+    ROS_DOMAIN_ID=$id
+    log "ROS_DOMAIN_ID=$id: joining the demo running in another terminal (pid $pid)"
+    return
+  fi
+  ROS_DOMAIN_ID=$((RANDOM % 100 + 1))
+  if [[ "$1" == demo ]]; then
+    printf '%s %s\n' "$ROS_DOMAIN_ID" "$$" > "$DEMO_DOMAIN_FILE"
+    log "ROS_DOMAIN_ID=$ROS_DOMAIN_ID (random; set ROS_DOMAIN_ID to choose). A second terminal joins this demo with ./dev.sh shell, or: export ROS_DOMAIN_ID=$ROS_DOMAIN_ID ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST"
+  else
+    log "ROS_DOMAIN_ID=$ROS_DOMAIN_ID (random for this run; set ROS_DOMAIN_ID to override)"
+  fi
 }
 
 has_module() {
@@ -344,7 +367,7 @@ run_module_or_placeholder() {
 cmd="${1:-}"
 [[ $# -gt 0 ]] && shift
 case "$cmd" in
-  demo)  setup_env; run_module_or_placeholder urdf_state_py.tools.demo "$@" ;;
+  demo)  setup_env demo; run_module_or_placeholder urdf_state_py.tools.demo "$@" ;;
   bench) setup_env; run_module_or_placeholder urdf_state_py.tools.bench "$@" ;;
   test)
     setup_env
@@ -357,7 +380,7 @@ case "$cmd" in
     ;;
   setup) setup_env; log "environment ready: ${VENV#"$ROOT/"} (ROS 2 $DISTRO, $MODE)" ;;
   shell)
-    setup_env
+    setup_env join
     log "entering a shell with the urdf_state_py environment (exit to leave)"
     rc="$(mktemp)"
     cat >"$rc" <<EOF
@@ -368,7 +391,7 @@ rm -f "$rc"
 EOF
     exec bash --rcfile "$rc" -i
     ;;
-  python) setup_env; exec "$PY" "$@" ;;
+  python) setup_env join; exec "$PY" "$@" ;;
   ""|-h|--help|help) usage; [[ -n "$cmd" ]] ;;
   *) usage; die "unknown command: $cmd" ;;
 esac

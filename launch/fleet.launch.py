@@ -5,7 +5,7 @@
 Arguments:
   fleet         the fleet file: one entry per robot (namespace, model, xacro_args,
                 frame_prefix -- default "<namespace>/" --, parameters); see
-                config/fleet.example.yaml and urdf_state_py/tools/fleet.py
+                config/fleet.example.yaml and urdf_state_py/node/process/fleet_file.py
   container     name of the container node (default urdf_state_container)
   trusted       false (default): each model is read and expanded here, by this
                 launch process, and the container gets plain URDF over LoadNode,
@@ -32,7 +32,7 @@ from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
 from urdf_state_py.tools.cli_values import as_bool
-from urdf_state_py.tools.fleet import component_parameters, read_fleet
+from urdf_state_py.node.process.fleet_file import component_parameters, read_fleet
 
 PACKAGE = 'urdf_state_py'
 PLUGIN = 'urdf_state_py::UrdfState'

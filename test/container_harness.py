@@ -42,6 +42,9 @@ class Container:
     def __init__(self, probe, name: str, **parameters) -> None:
         self.probe = probe
         self.name = f'/{name}'
+        #: the longest a call waits for its answer unless told (a soak on a loaded machine
+        #: sets more)
+        self.deadline = DEADLINE
         self._log = tempfile.NamedTemporaryFile('w+', prefix='container-', suffix='.log')
         args = ['--ros-args', '-r', f'__node:={name}']
         for key, value in parameters.items():
@@ -60,13 +63,14 @@ class Container:
                    f'the services of {self.name}')
         assert self.process.poll() is None, self.log()
 
-    def call(self, client, request, timeout: float = DEADLINE):
+    def call(self, client, request, timeout: float | None = None):
         future = client.call_async(request)
+        timeout = self.deadline if timeout is None else timeout
         wait_until(future.done, timeout, f'an answer from {client.srv_name}')
         return future.result()
 
     def load(self, namespace: str = '', parameters: dict | None = None, *,
-             timeout: float = DEADLINE, **fields) -> LoadNode.Response:
+             timeout: float | None = None, **fields) -> LoadNode.Response:
         """A LoadNode of the plugin (``fields`` override the request's fields)."""
         request = LoadNode.Request(package_name=PACKAGE, plugin_name=PLUGIN,
                                    node_namespace=namespace)

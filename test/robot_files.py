@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from urdf_state_py.tools.demo.mesh_robot import example_robot_data
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = REPO_ROOT / 'test' / 'fixtures'
 RSP_FIXTURES = FIXTURES / 'robot_state_publisher'
@@ -64,22 +66,9 @@ def big_robot_params() -> list:
     return [pytest.param(H1_2, id='h1_2')] + corpus_params([CORPUS / talos], ids=['talos'])
 
 
-def _example_robot_data() -> Path | None:
-    """The share folder of the PyPI package example-robot-data (real meshes), if installed."""
-    import importlib.metadata
-    try:
-        files = importlib.metadata.files('example-robot-data') or []
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    for file in files:
-        if file.name == 'package.xml' and file.parent.name == 'example-robot-data':
-            return Path(file.locate()).parent
-    return None
-
-
 #: ``share/example-robot-data`` of the PyPI package (test dependency: robots with STL/DAE
 #: meshes), the folder ``package://example-robot-data/...`` names; None when not installed.
-EXAMPLE_ROBOT_DATA = _example_robot_data()
+EXAMPLE_ROBOT_DATA = example_robot_data()
 EXAMPLE_ROBOT_DATA_REASON = ('needs the PyPI package example-robot-data (real meshes; '
                              './dev.sh setup installs it)')
 

@@ -118,6 +118,50 @@ def test_a_load_that_cannot_be_honoured_is_refused_with_its_reason(container, ca
     assert container.listed() == before
 
 
+INTRUDER = ('<robot name="intruder"><link name="base"/><link name="foreign"/>'
+            '<joint name="weld" type="fixed"><parent link="base"/><child link="foreign"/>'
+            '</joint></robot>')
+
+
+def test_a_refused_duplicate_leaves_no_trace(probe, container):
+    """A LoadNode for a loaded robot's name, with another description, is refused before
+    a node is built: nothing reaches /tf_static or /r1/robot_description, and the loaded
+    robot's logs still reach /rosout (a second node of the same name would unhook them)."""
+    from rcl_interfaces.msg import Log
+    from std_msgs.msg import String
+    from node_harness import LATCHED
+    h1 = robots()['/r1']
+    descriptions, logs = [], []
+    subs = [probe.node.create_subscription(String, '/r1/robot_description',
+                                           descriptions.append, LATCHED),
+            probe.node.create_subscription(Log, '/rosout', logs.append, 1000)]
+    try:
+        wait_until(lambda: descriptions, what='the latched /r1/robot_description')
+        since = len(probe.tf_static)
+        answer = container.load('/r1', {'robot_description': INTRUDER, 'frame_prefix': 'r1/'})
+        assert not answer.success
+        assert "a node named '/r1/urdf_state' is loaded already" in answer.error_message
+        for namespace, remapped in (('/elsewhere', {'remap_rules': ['__ns:=/r1']}), (
+                '/r1', {'node_name': 'other', 'remap_rules': ['other:__node:=urdf_state']})):
+            again = container.load(namespace, {'robot_description': INTRUDER}, **remapped)
+            assert not again.success and "'/r1/urdf_state' is loaded" in again.error_message
+        # r1 reloads its own description: it logs, and republishes both topics
+        results = probe.set_parameters('/r1/urdf_state', robot_description=h1 + ' ')
+        assert all(r.successful for r in results), [r.reason for r in results]
+        wait_until(lambda: any(m.name == 'r1.urdf_state' and 'links' in m.msg
+                               for m in list(logs)), what="r1's log on /rosout")
+        wait_until(lambda: len(descriptions) >= 2, what='the reloaded description')
+        assert all(d.data.strip() == h1.strip() for d in descriptions)
+        frames = {t.child_frame_id for m in probe.tf_static[since:] for t in m.transforms}
+        assert 'r1/foreign' not in frames and 'r1/base' not in frames
+        assert 'Publisher already registered' not in container.log()
+        assert set(container.listed().values()) == {f'{ns}/urdf_state' for ns in robots()}
+    finally:
+        for sub in subs:
+            probe.node.destroy_subscription(sub)
+        probe.set_parameters('/r1/urdf_state', robot_description=h1)
+
+
 def test_extra_arguments_as_rclcpp_names_them(probe, container):
     from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 

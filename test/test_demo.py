@@ -172,6 +172,18 @@ def test_demo_every_h1_2_link_arrives():
 
 
 @pytest.mark.ros
+def test_demo_fleet_every_robots_links_arrive():
+    """--fleet 3: one container from a fleet file, three H1_2 each under its prefix."""
+    proc, _ = _run_demo('--fleet', '3', '--until-complete', '--duration', str(CAP_S))
+    out = proc.stdout
+    assert proc.returncode == 0, f'exit {proc.returncode}\nstdout:\n{out}\nstderr:\n{proc.stderr}'
+    assert 'summary: 174/174 frames' in out, out
+    assert all(f'r{k}/left_elbow_link' in out for k in (1, 2, 3))
+    poses = dict(re.findall(r'^(r\d/L_thumb_distal) +r\d/pelvis +(\S+ +\S+ +\S+)', out, re.M))
+    assert len(set(poses.values())) == 3, poses    # driven, each robot its own pose
+
+
+@pytest.mark.ros
 def test_demo_moves_the_joints_until_ctrl_c(tmp_path):
     """/tf keeps flowing and the joints move on screen; Ctrl-C then ends the demo with its
     summary and exit 0. Stopped once both were seen (a busy machine takes seconds to start

@@ -11,7 +11,7 @@ import pytest
 
 from robot_files import FIXTURES, H1_2
 from urdf_state_py.core.parsers import default_registry
-from urdf_state_py.tools.fleet import FleetError, component_parameters, read_fleet
+from urdf_state_py.node.process.fleet_file import FleetError, component_parameters, read_fleet
 
 REPO = Path(__file__).resolve().parents[1]
 LAUNCH_FILE = REPO / 'launch' / 'fleet.launch.py'

@@ -31,8 +31,8 @@ rclpy = pytest.importorskip('rclpy')
 
 from robot_files import EXAMPLE_ROBOT_DATA, EXAMPLE_ROBOT_DATA_REASON, example_robot  # noqa: E402
 from node_harness import NodeUnderTest  # noqa: E402
-from view_harness import (DEADLINE, REPO, Browser, ViewProcess, pixel_spread,  # noqa: E402
-                          rendered_pose)
+from view_harness import (DEADLINE, Browser, ViewProcess, rendered_pose,  # noqa: E402
+                          screenshot, start_demo)
 
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
@@ -140,16 +140,6 @@ def _summary(view) -> dict:
         return json.loads(answer.read())
 
 
-def _screenshot(browser, name: str) -> None:
-    """Not blank; written to docs/images/ when URDF_STATE_SCREENSHOT is set (the README's)."""
-    png = browser.screenshot()
-    assert pixel_spread(png) > 8.0, 'the screenshot is (almost) uniform: nothing drawn'
-    if os.environ.get('URDF_STATE_SCREENSHOT'):
-        target = REPO / 'docs' / 'images' / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(png)
-
-
 def _only_local(browser, view) -> list[str]:
     """Every network request the browser made (chrome:, data:, blob: stay inside it)."""
     requests = [url for url in browser.requests()
@@ -182,7 +172,7 @@ def test_rendered_poses_follow_tf(probe, node, view, browser, relative, robot):
         assert status['version'] > before
     _follows(browser, model, expected, f'{robot}: first JointState')
     _follows(browser, model, _publish(probe, kinematics, rng), f'{robot}: a new JointState')
-    _screenshot(browser, f'view_{robot}.png')
+    screenshot(browser, f'view_{robot}.png')
     requests = _only_local(browser, view)
     meshes_fetched = {url for url in browser.requests()[earlier:]
                       if '/files/' in url and not url.endswith('.jpg')}
@@ -239,34 +229,26 @@ def test_hostile_description_is_refused_and_the_view_carries_on(probe, node, vie
 
 
 def test_demo_web_shows_the_demo_robot(browser):
-    """``./dev.sh demo --web``: the node, the sweeper and the view; the URL printed, the
-    bundled H1_2 drawn (as a skeleton: its meshes are not shipped), Ctrl-C ends it all."""
+    """``./dev.sh demo --web``: the node, the sweeper and the view; the URL printed, TALOS
+    drawn with every mesh (example-robot-data), Ctrl-C ends it all."""
     import signal
-    import subprocess
-    import sys
-    # a domain of its own: the node of the tests above is still publishing on this one
-    domain = str(int(os.environ['ROS_DOMAIN_ID']) % 100 + 101)
-    demo = subprocess.Popen([sys.executable, '-m', 'urdf_state_py.tools.demo', '--web', '--port',
-                             '0', '--duration', '600'], cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True,
-                            env=dict(os.environ, ROS_DOMAIN_ID=domain))
+    if EXAMPLE_ROBOT_DATA is None:
+        pytest.skip(EXAMPLE_ROBOT_DATA_REASON)
+    demo, url = start_demo('--web')
     try:
-        url = None
-        deadline = time.monotonic() + 60
-        while url is None and time.monotonic() < deadline and demo.poll() is None:
-            found = re.search(r'open (http://127\.0\.0\.1:\d+/)', demo.stdout.readline())
-            url = found.group(1) if found else None
-        assert url, 'the demo printed no URL'
         browser.open(url)
         browser.wait('window.urdfView && window.urdfView.ready', what='the demo robot')
         status = browser.js('return window.urdfView.status();')
-        assert status['robot'] == 'h1_2' and status['links'] == 58 and status['posed'] == 58
-        assert status['meshes']['loaded'] == 0 and status['meshes']['failed'] > 0
-        assert browser.js('return document.getElementById("skeleton").checked;')
-        first = browser.js('return window.urdfView.linkPose("left_wrist_yaw_link");')
-        browser.wait(f'JSON.stringify(window.urdfView.linkPose("left_wrist_yaw_link")) !== '
+        talos = load_model(example_robot(TALOS).read_text())
+        assert status['robot'] == 'talos' and status['posed'] == len(talos.link_names)
+        assert status['meshes']['loaded'] == _mesh_count(example_robot(TALOS).read_text())
+        assert status['meshes']['failed'] == 0 and status['refused'] == 0
+        assert not browser.js('return document.getElementById("skeleton").checked;')
+        assert browser.js('return document.getElementById("problems-box").hidden;')
+        first = browser.js('return window.urdfView.linkPose("arm_left_4_link");')
+        browser.wait(f'JSON.stringify(window.urdfView.linkPose("arm_left_4_link")) !== '
                      f'{json.dumps(json.dumps(first))}', what='the demo robot to move')
-        _screenshot(browser, 'view_demo.png')
+        screenshot(browser, 'view_demo.png')
     finally:
         demo.send_signal(signal.SIGINT)
         output = demo.communicate(timeout=60)[0]

@@ -240,7 +240,7 @@ def test_the_live_feed_pushes_model_and_coalesced_tf(server):
             elif not line and name:
                 break
         events[name] = data
-    assert events['model'] == {'version': 1}
+    assert events['model'] == {'robot': 0, 'version': 1}
     assert events['tf']['messages'] >= 500 and events['tf']['frames'][0][:2] == ['b', 'a']
     connection.close()
 

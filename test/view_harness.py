@@ -179,3 +179,32 @@ def pixel_spread(png: bytes) -> float:
     from PIL import Image
     grey = np.asarray(Image.open(io.BytesIO(png)).convert('L'), float)
     return float(grey.std())
+
+
+def screenshot(browser: Browser, name: str) -> None:
+    """Not blank; written to docs/images/ when URDF_STATE_SCREENSHOT is set (the README's)."""
+    png = browser.screenshot()
+    assert pixel_spread(png) > 8.0, 'the screenshot is (almost) uniform: nothing drawn'
+    if os.environ.get('URDF_STATE_SCREENSHOT'):
+        target = REPO / 'docs' / 'images' / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(png)
+
+
+def start_demo(*args: str) -> tuple[subprocess.Popen, str]:
+    """``python -m urdf_state_py.tools.demo --port 0 ...`` on a domain of its own (a node
+    of other tests may still publish on this one); the process and the URL it printed."""
+    domain = str(int(os.environ['ROS_DOMAIN_ID']) % 100 + 101)
+    demo = subprocess.Popen([sys.executable, '-m', 'urdf_state_py.tools.demo', *args, '--port',
+                             '0', '--duration', '600'], cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ, ROS_DOMAIN_ID=domain))
+    url = None
+    deadline = time.monotonic() + 60
+    while url is None and time.monotonic() < deadline and demo.poll() is None:
+        found = re.search(r'open (http://127\.0\.0\.1:\d+/)', demo.stdout.readline())
+        url = found.group(1) if found else None
+    if url is None:
+        demo.kill()
+        pytest.fail(f'the demo printed no URL: {demo.communicate()[0][-2000:]}')
+    return demo, url

@@ -33,83 +33,115 @@ const controls = new OrbitControls(camera, canvas);
 let dirty = true;
 controls.addEventListener('change', () => { dirty = true; });
 
+// One robot of the page (several with the view's --namespace repeated, side by side).
+function robotSlot(index) {
+  return {
+    index,
+    summary: null,
+    model: null,
+    prefix: null,
+    fixedFrame: null,
+    namesSeen: -1,
+    appliedTf: -1,
+    rendered: false,
+    loading: null,
+    modelState() {
+      if (this.summary && this.summary.error) return `not shown: ${this.summary.error}`;
+      if (!this.summary || !this.summary.robot) return 'waiting for robot_description';
+      if (!this.model) return 'loading model';
+      if (!this.model.settled) return 'loading meshes';
+      if (this.prefix === null) return 'waiting for TF';
+      if (this.model.posed < this.model.links.size) {
+        return `${this.model.posed}/${this.model.links.size} links have a transform to ${this.fixedFrame}`;
+      }
+      return 'ready';
+    },
+    get ready() {
+      return Boolean(this.model && this.model.settled && this.rendered
+        && this.model.posed === this.model.links.size);
+    },
+  };
+}
+
 const view = {
   tf: new TfFrames(),
-  summary: null,
-  model: null,
+  robots: [robotSlot(0)],
   tfMessages: 0,
-  fixedFrame: null,
-  prefix: null,
-  namesSeen: -1,
   fps: 0,
-  appliedTf: -1,
   framed: false,
-  rendered: false,
   latencies: [],
+  // the panel shows the first robot's details, and every robot's name and state
+  get summary() { return this.robots[0].summary; },
+  get model() { return this.robots[0].model; },
+  get fixedFrame() {
+    const frames = this.robots.map((robot) => robot.fixedFrame).filter((frame) => frame);
+    return frames.length ? [...new Set(frames)].join(', ') : null;
+  },
+  get prefix() { return this.robots[0].prefix; },
+  robotNames() {
+    const names = this.robots.map((robot) => (robot.summary && robot.summary.robot
+      ? `${robot.summary.namespace || ''} ${robot.summary.robot}`.trim() : null));
+    return names.some((name) => name) ? names.map((name) => name || '?').join(', ') : null;
+  },
   modelState() {
-    if (this.summary && this.summary.error) return `not shown: ${this.summary.error}`;
-    if (!this.summary || !this.summary.robot) return 'waiting for robot_description';
-    if (!this.model) return 'loading model';
-    if (!this.model.settled) return 'loading meshes';
-    if (this.prefix === null) return 'waiting for TF';
-    if (this.model.posed < this.model.links.size) {
-      return `${this.model.posed}/${this.model.links.size} links have a transform to ${this.fixedFrame}`;
-    }
-    return 'ready';
+    if (this.robots.length === 1) return this.robots[0].modelState();
+    return this.robots.map((robot) => `${robot.summary ? robot.summary.namespace : '?'}: `
+      + robot.modelState()).join('; ');
   },
 };
 const panel = new Panel((skeleton, axes) => {
-  if (view.model) view.model.setSkeleton(skeleton, axes);
+  for (const robot of view.robots) if (robot.model) robot.model.setSkeleton(skeleton, axes);
   dirty = true;
 });
 
-let loading = null;
-async function loadModel() {
-  const response = await fetch('/api/model', { cache: 'no-store' });
+async function loadModel(robot) {
+  const response = await fetch(`/api/model?robot=${robot.index}`, { cache: 'no-store' });
   const summary = await response.json();
-  if (view.model) {
-    scene.remove(view.model.group);
-    view.model.dispose();
+  if (robot.model) {
+    scene.remove(robot.model.group);
+    robot.model.dispose();
   }
-  view.model = null;
+  robot.model = null;
   dirty = true;
-  view.summary = summary;
-  view.prefix = null;
-  view.namesSeen = -1;
+  robot.summary = summary;
+  robot.prefix = null;
+  robot.namesSeen = -1;
   view.framed = false;
-  view.rendered = false;
-  view.appliedTf = -1;
+  robot.rendered = false;
+  robot.appliedTf = -1;
   if (summary.error || !summary.robot) return;
   try {
-    view.model = new RobotModel(summary, (model) => {
+    robot.model = new RobotModel(summary, (model) => {
       const mostlyMissing = model.meshes.loaded < model.meshes.referenced / 2;
       panel.setSkeletonDefault(mostlyMissing);
       model.setSkeleton(mostlyMissing, false);
-      view.appliedTf = -1;
+      robot.appliedTf = -1;
       dirty = true;
     });
-    scene.add(view.model.group);
+    scene.add(robot.model.group);
   } catch (error) {
-    view.summary = { ...summary, error: `the page could not build the model: ${error.message}` };
+    robot.summary = { ...summary, error: `the page could not build the model: ${error.message}` };
   }
 }
 
-function requestModel() {
-  // one load at a time; a change during a load loads again after it
-  if (loading) { loading.again = true; return; }
-  loading = { again: false };
-  loadModel().catch((error) => { view.summary = { error: `model request failed: ${error}` }; })
+function requestModel(index) {
+  while (view.robots.length <= index) view.robots.push(robotSlot(view.robots.length));
+  const robot = view.robots[index];
+  // one load at a time per robot; a change during a load loads again after it
+  if (robot.loading) { robot.loading.again = true; return; }
+  robot.loading = { again: false };
+  loadModel(robot).catch((error) => { robot.summary = { error: `model request failed: ${error}` }; })
     .finally(() => {
-      const again = loading.again;
-      loading = null;
-      if (again) requestModel();
+      const again = robot.loading.again;
+      robot.loading = null;
+      if (again) requestModel(index);
     });
 }
 
 const events = new EventSource('/api/events');
 events.onopen = () => panel.setConnection('connected');
 events.onerror = () => panel.setConnection('reconnecting');
-events.addEventListener('model', requestModel);
+events.addEventListener('model', (event) => requestModel(JSON.parse(event.data).robot || 0));
 events.addEventListener('tf', (event) => {
   const data = JSON.parse(event.data);
   view.tf.update(data.frames, performance.now());
@@ -119,8 +151,10 @@ events.addEventListener('tf', (event) => {
 function frameCamera() {
   // the links only (setFromObject would count the hidden skeleton and axes too)
   const box = new THREE.Box3();
-  for (const link of view.model.links.values()) box.expandByObject(link);
-  if (box.isEmpty()) box.setFromObject(view.model.skeleton.group);
+  for (const robot of view.robots) {
+    for (const link of robot.model.links.values()) box.expandByObject(link);
+  }
+  if (box.isEmpty()) view.robots.forEach((robot) => box.expandByObject(robot.model.skeleton.group));
   if (box.isEmpty()) return;
   const center = box.getCenter(new THREE.Vector3());
   const radius = Math.max(box.getSize(new THREE.Vector3()).length() / 2, 0.1);
@@ -137,29 +171,60 @@ function frameCamera() {
   dirty = true;
 }
 
-function applyTf() {
-  const { model, summary, tf } = view;
-  if (!model || !model.settled || tf.version === view.appliedTf) return false;
+// Robots without a common fixed frame (each drawn in its own root frame) stand in a row, one
+// robot size apart along -y; with --fixed-frame they are where TF puts them.
+function placeRobots() {
+  const sizes = view.robots.map((robot) => (robot.model && robot.model.extent) || 0);
+  const spacing = 1.2 * Math.max(...sizes, 1);
+  view.robots.forEach((robot) => {
+    if (!robot.model) return;
+    const offset = robot.summary.fixedFrame ? 0 : -robot.index * spacing;
+    if (robot.model.group.position.y !== offset) {
+      robot.model.group.position.set(0, offset, 0);
+      robot.model.group.updateMatrixWorld(true);
+      view.framed = false;
+    }
+  });
+}
+
+function applyRobotTf(robot) {
+  const { model, summary } = robot;
+  const { tf } = view;
+  if (!model || !model.settled || tf.version === robot.appliedTf) return false;
   const links = [...model.links.keys()];
   if (summary.framePrefix !== null) {
-    view.prefix = summary.framePrefix;
-  } else if (model.posed < links.length && tf.names.size !== view.namesSeen) {
+    robot.prefix = summary.framePrefix;
+  } else if (model.posed < links.length && tf.names.size !== robot.namesSeen) {
     // found again while links are missing and new frames came: early frames may mislead
     // (TALOS's gripper_left_base_link ends with base_link)
-    view.namesSeen = tf.names.size;
-    view.prefix = detectPrefix(tf.names, summary.root, links);
+    robot.namesSeen = tf.names.size;
+    robot.prefix = detectPrefix(tf.names, summary.root, links);
   }
-  if (view.prefix === null) return false;
-  view.fixedFrame = summary.fixedFrame || view.prefix + summary.root;
-  model.applyPoses(tf.lookupIn(view.fixedFrame), view.prefix);
-  view.appliedTf = tf.version;
+  if (robot.prefix === null) return false;
+  robot.fixedFrame = summary.fixedFrame || robot.prefix + summary.root;
+  model.applyPoses(tf.lookupIn(robot.fixedFrame), robot.prefix);
+  robot.appliedTf = tf.version;
   let newest = 0;
   for (const link of links) {
-    const frame = tf.frames.get(view.prefix + link);
+    const frame = tf.frames.get(robot.prefix + link);
     if (frame && !frame.isStatic && frame.stamp > newest) newest = frame.stamp;
   }
   return newest;
 }
+
+// The newest /tf stamp drawn now (false: nothing new to draw).
+function applyTf() {
+  let newest = false;
+  for (const robot of view.robots) {
+    const stamp = applyRobotTf(robot);
+    if (stamp !== false) newest = Math.max(newest || 0, stamp);
+  }
+  if (newest !== false && view.robots.length > 1) placeRobots();
+  return newest;
+}
+
+const allPosed = () => view.robots.every((robot) => robot.model
+  && robot.model.posed === robot.model.links.size);
 
 function resize() {
   const width = canvas.clientWidth;
@@ -185,7 +250,7 @@ function draw(now) {
   requestAnimationFrame(draw);
   resize();
   const newest = applyTf();
-  if (view.model && view.model.posed === view.model.links.size && !view.framed) frameCamera();
+  if (allPosed() && !view.framed) frameCamera();
   if (newest !== false || dirty || now - drawnAt >= REDRAW_PERIOD_MS) {
     render(now, newest);
   }
@@ -207,8 +272,8 @@ function render(now, newest) {
   frames += 1;
   controls.update();
   renderer.render(scene, camera);
-  if (newest !== false && view.model && view.model.posed === view.model.links.size) {
-    view.rendered = true;
+  if (newest !== false && allPosed()) {
+    view.robots.forEach((robot) => { robot.rendered = true; });
     if (newest > 0) {
       view.latencies.push(Date.now() / 1000 - newest);
       if (view.latencies.length > LATENCY_SAMPLES) view.latencies.shift();
@@ -220,32 +285,37 @@ function percentile(sorted, p) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : null;
 }
 
+function robotStatus(robot) {
+  const { model, summary } = robot;
+  return {
+    robot: summary ? summary.robot || null : null,
+    namespace: summary ? summary.namespace || '' : '',
+    links: model ? model.links.size : 0,
+    meshes: model ? { referenced: model.meshes.referenced, loaded: model.meshes.loaded,
+      failed: model.meshes.failed } : { referenced: 0, loaded: 0, failed: 0 },
+    tfMessages: view.tfMessages,
+    version: summary ? summary.version : null,
+    state: robot.modelState(),
+    fixedFrame: robot.fixedFrame,
+    framePrefix: robot.prefix,
+    posed: model ? model.posed : 0,
+    error: summary ? summary.error || null : null,
+    refused: summary && summary.meshes ? summary.meshes.refusedCount : 0,
+  };
+}
+
 window.urdfView = {
-  // the model and its meshes are loaded, every link has its TF pose, and that was drawn
-  get ready() {
-    return Boolean(view.model && view.model.settled && view.rendered
-      && view.model.posed === view.model.links.size);
-  },
+  // every robot's model and meshes are loaded, every link has its TF pose, and that was drawn
+  get ready() { return view.robots.every((robot) => robot.ready); },
+  // the first robot's status, with every robot's under `robots`
   status() {
-    const model = view.model;
-    return {
-      robot: view.summary ? view.summary.robot || null : null,
-      links: model ? model.links.size : 0,
-      meshes: model ? { referenced: model.meshes.referenced, loaded: model.meshes.loaded,
-        failed: model.meshes.failed } : { referenced: 0, loaded: 0, failed: 0 },
-      tfMessages: view.tfMessages,
-      version: view.summary ? view.summary.version : null,
-      state: view.modelState(),
-      fixedFrame: view.fixedFrame,
-      framePrefix: view.prefix,
-      posed: model ? model.posed : 0,
-      error: view.summary ? view.summary.error || null : null,
-      refused: view.summary && view.summary.meshes ? view.summary.meshes.refusedCount : 0,
-    };
+    return { ...robotStatus(view.robots[0]), robots: view.robots.map(robotStatus) };
   },
-  // the link's pose in the fixed frame as drawn: 16 numbers, column-major (matrixWorld.elements)
-  linkPose(link) {
-    const object = view.model ? view.model.links.get(link) : undefined;
+  // the link's pose in the scene as drawn: 16 numbers, column-major (matrixWorld.elements);
+  // robot: the index of a robot of --namespace (default the first)
+  linkPose(link, robot = 0) {
+    const slot = view.robots[robot];
+    const object = slot && slot.model ? slot.model.links.get(link) : undefined;
     return object && object.visible ? Array.from(object.matrixWorld.elements) : null;
   },
   // measured on this page: frames per second and /tf stamp -> drawn latency [s]

@@ -25,7 +25,7 @@ export class Panel {
   // view: the page's state (see main.js)
   show(view, pageNow) {
     const { model, summary, tf } = view;
-    byId('robot').textContent = summary && summary.robot ? summary.robot : 'no robot yet';
+    byId('robot').textContent = view.robotNames() || 'no robot yet';
     const state = byId('model-state');
     state.className = summary && summary.error ? 'error' : '';
     state.textContent = view.modelState();

@@ -22,7 +22,10 @@ the parser's message; an empty one loads and waits, as the standalone node does.
 
 from __future__ import annotations
 
+import argparse
+import sys
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 import rclpy
@@ -30,6 +33,7 @@ from composition_interfaces.srv import ListNodes, LoadNode, UnloadNode
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, qos_profile_services_default
+from rclpy.utilities import remove_ros_args
 
 from urdf_state_py.core import parsers as _parsers
 from urdf_state_py.core.errors import DescriptionError
@@ -42,8 +46,11 @@ from ..params import ParamSpec, declare_spec, node_parameters
 from ..qos import quiet_publisher_events
 from ..state_publisher import NODE_NAME, UrdfStateNode
 from .address_space import limit_address_space
-from .load_request import IGNORED_EXTRA_ARGUMENTS, PLUGIN, LoadRefused, robot_options
+from .fleet_file import FleetError, load_requests
+from .load_request import (IGNORED_EXTRA_ARGUMENTS, PLUGIN, LoadRefused, RobotOptions,
+                           robot_options)
 from .middleware_memory import lean_endpoints
+from .remapping import check_rules, fully_qualified_name, remap_rules
 from .runtime import Runtime
 from .spin import MultiThreadedExecutor, spin_until_shutdown
 
@@ -64,6 +71,10 @@ CONTAINER_PARAMETERS = (
     ParamSpec('load_node.max_robots', 64,
               'Most robots loaded at once; a LoadNode beyond it is refused (read-only)',
               read_only=True, bounds=(1, 10_000)),
+    ParamSpec('fleet', '',
+              'Fleet file whose robots are loaded before the composition services are '
+              'offered (config/fleet.example.yaml); a bad entry ends the container (read-only)',
+              read_only=True),
     ParamSpec('thread_num', 4,
               'Executor threads serving the robots\' parameter services and the container\'s '
               '(read-only)', read_only=True, bounds=(2, 64)),
@@ -73,12 +84,16 @@ CONTAINER_PARAMETERS = (
 class UrdfStateContainer(Node):
     """The component container node (see the module docstring)."""
 
-    def __init__(self, node_name: str = CONTAINER_NAME, **kwargs: Any) -> None:
+    def __init__(self, node_name: str = CONTAINER_NAME, *, global_args: Sequence[str] = (),
+                 **kwargs: Any) -> None:
+        """``global_args``: the process's command line, whose remap rules a robot loaded
+        with ``forward_global_arguments`` gets too (see :mod:`.remapping`)."""
         super().__init__(node_name, **kwargs)
         settings = {spec.name: declare_spec(self, spec) for spec in CONTAINER_PARAMETERS}
         self.trusted: bool = settings['load_node.trusted']
         self.max_robots: int = settings['load_node.max_robots']
         self.thread_num: int = settings['thread_num']
+        self._global_rules = remap_rules(global_args)
         self._registry = _parsers.default_registry()
         self._specs = node_parameters(self._registry, LOADER_PARAMETERS)
         self._robots: dict[int, UrdfStateNode] = {}
@@ -90,6 +105,12 @@ class UrdfStateContainer(Node):
         # Every robot's /diagnostics status in one array a second, from this node.
         self.runtime.diagnostics = DiagnosticsBoard(self, self.runtime.ticker, self._guard,
                                                     quiet_publisher_events())
+        if settings['fleet']:
+            try:
+                self._load_fleet(settings['fleet'])
+            except BaseException:
+                self.destroy_node()   # unloads what the fleet loaded
+                raise
         loading = MutuallyExclusiveCallbackGroup()
         queue = QoSProfile(depth=200, reliability=qos_profile_services_default.reliability,
                            durability=qos_profile_services_default.durability)
@@ -137,12 +158,15 @@ class UrdfStateContainer(Node):
         return response
 
     def _load(self, request: LoadNode.Request) -> tuple[int, UrdfStateNode]:
+        """Every refusal first (the request, the name after remapping, the count), then
+        the node: a refused request builds, registers and publishes nothing."""
+        options = robot_options(request, self._specs, trusted=self.trusted,
+                                default_name=NODE_NAME)
+        name = self._free_name(options)
         with self._robots_lock:
             if len(self._robots) >= self.max_robots:
                 raise LoadRefused(f'{len(self._robots)} robots are loaded, the most this '
                                   f'container takes (load_node.max_robots={self.max_robots})')
-        options = robot_options(request, self._specs, trusted=self.trusted,
-                                default_name=NODE_NAME)
         try:
             node = UrdfStateNode(
                 options.node_name, namespace=options.namespace, context=self.context,
@@ -151,27 +175,63 @@ class UrdfStateContainer(Node):
                 require_model=True, **options.node_kwargs)
         except DescriptionError as err:
             raise LoadRefused(f'robot_description: {err}') from None
-        except Exception as err:  # noqa: BLE001 - an invalid name, namespace or remap rule
+        except Exception as err:  # noqa: BLE001 - what rcl refuses and remapping missed
             raise LoadRefused(f'{type(err).__name__}: {err}') from None
-        name = node.get_fully_qualified_name()
-        with self._robots_lock:
-            taken = next((i for i, n in self._robots.items()
-                          if n.get_fully_qualified_name() == name), None)
-            if taken is None:
-                unique_id, self._next_id = self._next_id, self._next_id + 1
-                self._robots[unique_id] = node
-        if taken is not None:
+        if node.get_fully_qualified_name() != name:   # remapping's rules are rcl's
             node.destroy_node()
-            raise LoadRefused(f"a node named '{name}' is loaded already (unique_id {taken})")
+            raise LoadRefused(f"internal error: the node is named "
+                              f"'{node.get_fully_qualified_name()}', not '{name}'")
+        with self._robots_lock:
+            unique_id, self._next_id = self._next_id, self._next_id + 1
+            self._robots[unique_id] = node
         if options.log_level:
             node.get_logger().set_level(options.log_level)
         if options.ignored:
             node.get_logger().info(f"extra arguments that mean nothing for this node: "
                                    f"{', '.join(options.ignored)} (of "
                                    f"{', '.join(IGNORED_EXTRA_ARGUMENTS)})")
-        self.executor.add_node(node)
+        if self.executor is not None:   # else: main adds it with the container
+            self.executor.add_node(node)
         self.get_logger().info(f"Loaded '{name}' (unique_id {unique_id})")
         return unique_id, node
+
+    def _load_fleet(self, path: str) -> None:
+        """Every robot of the fleet file, or none: each entry is checked (its keys, its
+        model, its request) before the first robot is built; raises :class:`FleetError`."""
+        requests = load_requests(path, self.trusted, NODE_NAME)
+        if len(requests) > self.max_robots:
+            raise FleetError(f'{path}: {len(requests)} robots, more than this container '
+                             f'takes (load_node.max_robots={self.max_robots})')
+        for robot, request in requests:
+            try:
+                robot_options(request, self._specs, trusted=self.trusted, default_name=NODE_NAME)
+            except LoadRefused as refused:
+                raise FleetError(f"{path}: robot '{robot.namespace}': {refused}") from None
+        for robot, request in requests:
+            try:
+                self._load(request)
+            except LoadRefused as refused:
+                raise FleetError(f"{path}: robot '{robot.namespace}': {refused}") from None
+
+    def _free_name(self, options: RobotOptions) -> str:
+        """The robot's fully qualified name after remapping (see :mod:`.remapping`);
+        refused when invalid, or taken by a loaded robot or by the container."""
+        rules = remap_rules(options.cli_args)
+        if options.node_kwargs.get('use_global_arguments'):
+            rules += self._global_rules
+        try:
+            check_rules(rules)
+            name = fully_qualified_name(options.node_name, options.namespace, rules)
+        except Exception as err:  # noqa: BLE001 - rclpy's invalid name / rule exceptions
+            raise LoadRefused(f'{type(err).__name__}: {err}') from None
+        if name == self.get_fully_qualified_name():
+            raise LoadRefused(f"'{name}' is the name of this container")
+        with self._robots_lock:
+            taken = next((i for i, n in self._robots.items()
+                          if n.get_fully_qualified_name() == name), None)
+        if taken is not None:
+            raise LoadRefused(f"a node named '{name}' is loaded already (unique_id {taken})")
+        return name
 
     def _on_unload(self, request: UnloadNode.Request, response: UnloadNode.Response):
         with self._robots_lock:
@@ -223,19 +283,45 @@ class UrdfStateContainer(Node):
 
 def main(args: list[str] | None = None) -> None:
     """Entry point of ``ros2 run urdf_state_py urdf_state_container``."""
+    argv = list(sys.argv if args is None else args)
+    _help().parse_args(remove_ros_args(argv)[1:])   # --help: prints it, exits 0
     logger = rclpy.logging.get_logger(CONTAINER_NAME)
     logger.info(lean_endpoints())
     logger.info(limit_address_space()[1])
     built: list[UrdfStateContainer] = []
 
     def make_node() -> UrdfStateContainer:
-        built.append(UrdfStateContainer())
+        built.append(UrdfStateContainer(global_args=argv))
         return built[0]
+
+    def make_executor() -> MultiThreadedExecutor:
+        executor = MultiThreadedExecutor(num_threads=built[0].thread_num)
+        for robot in built[0].robots.values():   # the fleet file's, loaded before it
+            executor.add_node(robot)
+        return executor
 
     # Long spin windows: an idle container's executor rebuilds the wait set of every robot
     # at the end of each window (~1.5 ms for 20 robots); a signal wakes it at once anyway.
-    spin_until_shutdown(make_node, args=args, step=lambda: SPIN_WINDOW_S,
-                        executor=lambda: MultiThreadedExecutor(num_threads=built[0].thread_num))
+    try:
+        spin_until_shutdown(make_node, args=argv, step=lambda: SPIN_WINDOW_S,
+                            executor=make_executor)
+    except FleetError as err:
+        logger.fatal(f'{err}; nothing loaded')
+        raise SystemExit(1) from None
+
+
+def _help() -> argparse.ArgumentParser:
+    lines = [f'  {spec.name} (default {spec.default!r}): {spec.description}'
+             for spec in CONTAINER_PARAMETERS]
+    return argparse.ArgumentParser(
+        prog=CONTAINER_NAME, usage=f'{CONTAINER_NAME} [-h] [--ros-args -p NAME:=VALUE ...]',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=f"A component container for '{PLUGIN}' robots: many robots' state "
+                    'publishers in one process, loaded with ros2 component load, launch_ros '
+                    'or a fleet file. Serves ~/_container/load_node, unload_node and '
+                    'list_nodes.',
+        epilog='parameters:\n' + '\n'.join(lines) + '\n\nexample:\n'
+               '  urdf_state_container --ros-args -p fleet:=config/fleet.example.yaml')
 
 
 if __name__ == '__main__':

@@ -3,6 +3,10 @@
 ``python -m urdf_state_py.tools.demo [--model PATH] [--xacro-arg n:=v] [--duration S] [--rate HZ]``
 (console script ``urdf_state_demo``)
 
+``--fleet N``: N copies of the robot in one ``urdf_state_container`` started from a
+fleet file (namespaces ``/r1`` .. ``/rN``, frame prefixes ``r1/`` ..), one
+sweeper driving them all, and the viewer showing every robot.
+
 Starts three separate processes on a loopback-only ROS graph:
 
 1. the state publisher, ``python -m urdf_state_py.node --ros-args --params-file F``
@@ -14,7 +18,8 @@ Starts three separate processes on a loopback-only ROS graph:
    screen is the demo's output; with ``--web``, the 3D view instead
    (``python -m urdf_state_py view``), which prints the URL to open.
 
-The model defaults to the bundled Unitree H1_2 humanoid. Ctrl-C or
+The model defaults to the bundled Unitree H1_2 humanoid; with ``--web`` to TALOS
+with its meshes (:mod:`.mesh_robot`). Ctrl-C or
 ``--duration`` ends all three (SIGINT, wait, then terminate). The viewer
 closes with a summary (``58/58 frames of the model's links arrived``); the demo
 exits 0 when every link's frame arrived and 1 otherwise (2: bad arguments or
@@ -39,6 +44,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from urdf_state_py.node.process.loopback import ensure_loopback
+from .mesh_robot import PACKAGE as MESH_PACKAGE, TALOS, example_robot_data
 from ..view.command import DEFAULT_PORT
 from ..xacro_args import load_model_file_with_args
 
@@ -91,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
         description='Run the state publisher on a robot with swept joints and watch its TF '
                     'tree in the terminal (three processes, loopback-only DDS).')
     p.add_argument('--model', type=Path, default=None,
-                   help='URDF or xacro file (default: the bundled Unitree H1_2)')
+                   help='URDF or xacro file (default: the bundled Unitree H1_2; with --web, '
+                        'TALOS with its meshes from example-robot-data when installed)')
     p.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
                    help='xacro argument (repeatable)')
     p.add_argument('--duration', type=float, default=None,
@@ -107,6 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--web', action='store_true',
                    help='show the robot in the browser (the view command) instead of the '
                         'terminal viewer; prints the URL to open')
+    p.add_argument('--fleet', type=int, default=0, metavar='N',
+                   help='N robots (/r1 .. /rN) in one urdf_state_container, loaded from a '
+                        'fleet file, instead of one urdf_state node')
     p.add_argument('--port', type=int, default=DEFAULT_PORT,
                    help=f'with --web: the page\'s port (default {DEFAULT_PORT}; 0: any free one)')
     return p
@@ -214,11 +224,36 @@ def _sleep_until(predicate, timeout: float, step: float = 0.05) -> bool:
     return True
 
 
+def fleet_namespaces(count: int) -> list[str]:
+    """The namespaces of ``--fleet N``: ``/r1`` .. ``/rN``."""
+    return [f'/r{k}' for k in range(1, count + 1)]
+
+
+def write_fleet_file(folder: Path, model_path: Path, xacro_args: Sequence[str],
+                     count: int) -> Path:
+    """The fleet file of ``--fleet N`` (config/fleet.example.yaml's schema)."""
+    import yaml
+
+    robots = [{'namespace': ns, 'model': str(model_path), 'frame_prefix': f'{ns[1:]}/',
+               **({'xacro_args': list(xacro_args)} if xacro_args else {})}
+              for ns in fleet_namespaces(count)]
+    path = folder / 'fleet.yaml'
+    path.write_text(yaml.safe_dump({'robots': robots}, sort_keys=False), encoding='utf-8')
+    return path
+
+
+def _prefixes(args: argparse.Namespace) -> list[str]:
+    """The frame prefix of each robot the demo shows."""
+    if args.fleet:
+        return [f'{ns[1:]}/' for ns in fleet_namespaces(args.fleet)]
+    return [args.frame_prefix] if args.frame_prefix else []
+
+
 def _tf_view_argv(args: argparse.Namespace, model_args: list[str], title: str) -> list[str]:
     """The terminal TF viewer's command line."""
     argv = [sys.executable, '-m', f'{PACKAGE}.tools.tf_view', *model_args, '--title', title]
-    if args.frame_prefix:
-        argv += ['--frame-prefix', args.frame_prefix]
+    for prefix in _prefixes(args):
+        argv += ['--frame-prefix', prefix]
     if args.duration is not None:
         argv += ['--duration', str(args.duration)]
     if args.until_complete:
@@ -231,16 +266,44 @@ def _tf_view_argv(args: argparse.Namespace, model_args: list[str], title: str) -
 
 
 def _web_argv(args: argparse.Namespace, model_path: Path) -> list[str]:
-    """The 3D view's command line: meshes may come from the model's folder."""
+    """The 3D view's command line: meshes may come from the model's folder (and
+    example-robot-data's); each robot of --fleet by its namespace."""
     argv = [sys.executable, '-m', PACKAGE, 'view', '--port', str(args.port),
             '--allow-dir', str(model_path.parent)]
+    meshes = example_robot_data()
+    if meshes is not None:
+        argv += ['--package-path', f'{MESH_PACKAGE}={meshes}']
+    for ns in fleet_namespaces(args.fleet):
+        argv += ['--namespace', ns]
     if args.frame_prefix:
         argv += ['--frame-prefix', args.frame_prefix]
     return argv
 
 
+def _demo_model(args: argparse.Namespace) -> Path | None:
+    """--model; else for the browser TALOS with its meshes (example-robot-data), and the
+    bundled H1_2 (no meshes: a skeleton in the browser) where that is not installed."""
+    if args.model:
+        return args.model
+    meshes = example_robot_data() if args.web else None
+    if args.web and meshes is None:
+        print('urdf_state_demo: example-robot-data is not installed (./dev.sh setup installs '
+              'it): showing the bundled H1_2, which has no meshes', file=sys.stderr)
+    return meshes / TALOS if meshes is not None else default_model_path()
+
+
+def _publisher_argv(args: argparse.Namespace, workdir: Path, params: Path,
+                    model_path: Path) -> list[str]:
+    """The state publisher's command line: the node, or with --fleet the container."""
+    if not args.fleet:
+        return [sys.executable, '-m', f'{PACKAGE}.node', '--ros-args', '--params-file', str(params)]
+    fleet = write_fleet_file(workdir, model_path, args.xacro_arg, args.fleet)
+    return [sys.executable, '-m', f'{PACKAGE}.node.process.container', '--ros-args',
+            '-p', f'fleet:={fleet}', '-p', f'load_node.max_robots:={max(64, args.fleet)}']
+
+
 def run(args: argparse.Namespace) -> int:
-    model_path = args.model or default_model_path()
+    model_path = _demo_model(args)
     if model_path is None:
         print(f'urdf_state_demo: the bundled robot {DEFAULT_ROBOT} was not found; '
               'pass --model PATH', file=sys.stderr)
@@ -269,11 +332,12 @@ def run(args: argparse.Namespace) -> int:
                                xacro_args=args.xacro_arg, frame_prefix=args.frame_prefix)
     model_args = ['--model', str(model_path)] + [f'--xacro-arg={a}' for a in args.xacro_arg]
     n_active = len(model.active_joint_names)
-    title = (f'urdf_state demo | robot {model.name}: {len(model.link_names)} links, '
+    robots = f'{args.fleet} x robot' if args.fleet else 'robot'
+    title = (f'urdf_state demo | {robots} {model.name}: {len(model.link_names)} links, '
              f'{n_active} swept joints, {len(model.mimic_joint_names)} mimic | '
              f'ROS_DOMAIN_ID={domain} (loopback only) | Ctrl-C to stop\n'
              f'rviz: ROS_DOMAIN_ID={domain} ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST rviz2 '
-             f'(fixed frame {args.frame_prefix}{model.root})')
+             f'(fixed frame {(_prefixes(args) or [""])[0]}{model.root})')
     print(f'urdf_state_demo: {model.name} from {model_path}, ROS_DOMAIN_ID={domain}', flush=True)
 
     py = sys.executable
@@ -288,12 +352,12 @@ def run(args: argparse.Namespace) -> int:
     deadline = (time.monotonic() + args.duration + backstop) if args.duration is not None else None
     with _Signals() as signals:
         try:
-            children.append(_Child('node', [py, '-m', f'{PACKAGE}.node', '--ros-args',
-                                            '--params-file', str(params)],
+            children.append(_Child('node', _publisher_argv(args, workdir, params, model_path),
                                    env, workdir / 'node.log'))
-            children.append(_Child('sweep', [py, '-m', f'{PACKAGE}.tools.demo.sweep', *model_args,
-                                             '--rate', str(args.rate)],
-                                   env, workdir / 'sweep.log'))
+            sweep = [py, '-m', f'{PACKAGE}.tools.demo.sweep', *model_args, '--rate', str(args.rate)]
+            for ns in fleet_namespaces(args.fleet):
+                sweep += ['--namespace', ns]
+            children.append(_Child('sweep', sweep, env, workdir / 'sweep.log'))
             view_argv = _web_argv(args, model_path) if args.web else _tf_view_argv(
                 args, model_args, title)
             if not signals.received:
@@ -350,6 +414,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.duration = 60.0   # the cap when waiting for completeness
     if args.rate <= 0:
         build_parser().error('--rate must be > 0')
+    if args.fleet < 0 or (args.fleet and args.frame_prefix):
+        build_parser().error('--fleet takes N >= 1 and sets each robot\'s frame prefix (rK/)')
     try:
         return run(args)
     except KeyboardInterrupt:

@@ -40,11 +40,14 @@ class JointSweeper(Node):
     Parameters: ``rate`` (Hz, 50.0), ``sweep_frequency`` (Hz of one full
     sweep, 0.2), ``amplitude`` (fraction of each joint's half range, 0.9).
     ``model``: a model object, or None to wait for ``robot_description``.
+    ``topics``: where to publish; the k-th topic's sweep runs ``k`` seconds ahead,
+    so that the robots of a fleet do not move as one.
     """
 
     def __init__(self, model: Model | None = None, *, node_name: str = 'joint_sweeper',
                  rate: float | None = None, sweep_frequency: float | None = None,
-                 amplitude: float | None = None, **kwargs) -> None:
+                 amplitude: float | None = None, topics: Sequence[str] = ('joint_states',),
+                 **kwargs) -> None:
         super().__init__(node_name, **kwargs)
         self.rate = float(self.declare_parameter(
             'rate', 50.0 if rate is None else float(rate)).value)
@@ -57,7 +60,7 @@ class JointSweeper(Node):
         self.plan: SweepPlan | None = None
         self.published = 0
         self._t0 = self.get_clock().now()
-        self._pub = self.create_publisher(JointState, 'joint_states', 10)
+        self._pubs = [self.create_publisher(JointState, topic, 10) for topic in topics]
         if model is not None:
             self.set_model(model)
         else:
@@ -87,11 +90,12 @@ class JointSweeper(Node):
             return
         now = self.get_clock().now()
         t = (now - self._t0).nanoseconds * 1e-9
-        msg = JointState()
-        msg.header.stamp = now.to_msg()
-        msg.name = list(self.plan.names)
-        msg.position = self.plan.positions(t)
-        self._pub.publish(msg)
+        for ahead, pub in enumerate(self._pubs):
+            msg = JointState()
+            msg.header.stamp = now.to_msg()
+            msg.name = list(self.plan.names)
+            msg.position = self.plan.positions(t + ahead)
+            pub.publish(msg)
         self.published += 1
 
 
@@ -107,6 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help='full sweeps per second (default 0.2)')
     p.add_argument('--amplitude', type=float, default=None,
                    help='fraction of each joint range to sweep (default 0.9)')
+    p.add_argument('--namespace', action='append', default=[], metavar='NS',
+                   help='publish on NS/joint_states (repeatable; default: joint_states)')
     return p
 
 
@@ -124,7 +130,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ensure_loopback()
     spin_until_shutdown(lambda: JointSweeper(model, rate=args.rate,
                                              sweep_frequency=args.sweep_frequency,
-                                             amplitude=args.amplitude),
+                                             amplitude=args.amplitude,
+                                             topics=[f"{ns.rstrip('/')}/joint_states"
+                                                     for ns in args.namespace]
+                                             or ['joint_states']),
                         args=raw)
     return 0
 

@@ -84,7 +84,8 @@ def _load_expected(args: argparse.Namespace) -> tuple[list[str] | None, str]:
     if not args.model:
         return None, ''
     model = load_model_file_with_args(args.model, args.xacro_arg)
-    return [args.frame_prefix + name for name in model.link_names], model.name
+    return [prefix + name for prefix in args.frame_prefix or [''] for name in model.link_names], \
+        model.name
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -96,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
                    '(enables the "N/M frames" summary and the exit status)')
     p.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
                    help='xacro argument for --model (repeatable)')
-    p.add_argument('--frame-prefix', default='', help='prefix of the expected frame ids')
+    p.add_argument('--frame-prefix', action='append', default=[],
+                   help='prefix of the expected frame ids (repeatable: one robot each)')
     p.add_argument('--frames', default='', help='comma-separated frames whose pose is shown '
                    '(default: up to 6 of the deepest leaves)')
     p.add_argument('--duration', type=float, default=None,

@@ -57,7 +57,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              'link, with the frame prefix)')
     parser.add_argument('--frame-prefix', default=None, metavar='P',
                         help="prefix of the robot's TF frames, as the node's frame_prefix "
-                             '(default: found from /tf)')
+                             "(default: with --namespace, the frame_prefix parameter of the "
+                             "node publishing the description; else found from /tf)")
+    parser.add_argument('--namespace', action='append', default=[], metavar='NS',
+                        help='show the robot of NS (its NS/robot_description, its frames under '
+                             'its frame_prefix); repeat it to show several robots side by side '
+                             'in one scene (default: robot_description)')
 
 
 def _package_paths(items: list[str]) -> dict[str, str]:
@@ -106,7 +111,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     except AssetsMissing as exc:
         raise ViewError(str(exc)) from None
     resolver = Resolver(packages, [os.path.abspath(d) for d in args.allow_dir], os.getcwd())
-    state = ViewState(resolver, PageOptions(args.fixed_frame, args.frame_prefix))
+    if args.frame_prefix is not None and len(args.namespace) > 1:
+        raise UsageError('--frame-prefix names one robot\'s prefix: with several --namespace, '
+                         'each robot\'s node tells its own')
+    state = ViewState(resolver, PageOptions(args.fixed_frame, args.frame_prefix), args.namespace)
     try:
         server = ViewServer((args.host, args.port), state, assets)
     except OSError as exc:
@@ -114,17 +122,19 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                         '(--port 0 picks a free port)') from None
     thread = threading.Thread(target=server.serve_forever, name='view-http', daemon=True)
     thread.start()
-    loader = DescriptionLoader(state)
+    loaders = [DescriptionLoader(state, index) for index in range(len(state.robots))]
     if not server.loopback:
         print(f'warning: listening on {args.host}: every machine that reaches it sees the robot '
               'and its meshes', file=sys.stderr)
-    print(f'urdf view: open {server.url}  (robot_description, /tf, /tf_static on '
+    topics = ', '.join(robot.topic for robot in state.robots)
+    print(f'urdf view: open {server.url}  ({topics}, /tf, /tf_static on '
           f"ROS_DOMAIN_ID={os.environ.get('ROS_DOMAIN_ID', '0')}; Ctrl-C to stop)",
           file=out, flush=True)
     try:
-        spin_until_shutdown(lambda: ViewNode(state, loader), args=[], executor=make_executor)
+        spin_until_shutdown(lambda: ViewNode(state, loaders), args=[], executor=make_executor)
     finally:
-        loader.stop()
+        for loader in loaders:
+            loader.stop()
         server.shutdown()
         server.server_close()
     return 0

@@ -5,10 +5,11 @@ it asks the :class:`~.tf_store.TfStore` for the frames written since its
 last push and sends them as one ``tf`` event, so the page gets at most 60
 updates a second with the newest transform of each frame, however fast /tf
 arrives; nothing queues in the server (a slow page gets fewer, fresher
-updates). A ``model`` event says the description changed (the page then
-fetches ``/api/model``). When nothing changes, a ``tf`` event without frames
-is sent once a second: it carries the counters, and a failed write ends the
-stream of a page that went away.
+updates). A ``model`` event says a robot's description or frame prefix
+changed (the page then fetches ``/api/model?robot=K`` for the robot K it
+names). When nothing changes, a ``tf`` event without frames is sent once a
+second: it carries the counters, and a failed write ends the stream of a
+page that went away.
 """
 
 from __future__ import annotations
@@ -33,16 +34,17 @@ def _event(name: str, data: dict) -> bytes:
 def stream(out: BinaryIO, state: ViewState) -> None:
     """Write events to ``out`` until the state closes or the page goes (a write fails)."""
     out.write(b'retry: 1000\n\n')
-    model_version = -1
+    revisions = [-1] * len(state.robots)
     tf_version = 0
     last_write = 0.0
     while not state.closed.is_set():
         started = time.monotonic()
         chunks = []
-        description = state.current[0]
-        if description.version != model_version:
-            model_version = description.version
-            chunks.append(_event('model', {'version': model_version}))
+        for index, robot in enumerate(state.robots):
+            if robot.revision != revisions[index]:
+                revisions[index] = robot.revision
+                chunks.append(_event('model', {'robot': index,
+                                               'version': robot.current[0].version}))
         version, rows = state.tf.changes(tf_version)
         if rows or started - last_write >= HEARTBEAT_S:
             tf_version = version

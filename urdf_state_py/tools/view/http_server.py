@@ -27,7 +27,7 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from . import event_stream
 from .assets import WebAssets
@@ -135,15 +135,12 @@ class ViewRequestHandler(BaseHTTPRequestHandler):
         if self.server.loopback and not self._host_is_loopback():
             self.send_error(403, 'Host not allowed')
             return
-        path = unquote(urlsplit(self.path).path)
+        url = urlsplit(self.path)
+        path = unquote(url.path)
         if path == '/api/events' and body:
             self._events()
         elif path == '/api/model':
-            prepared = self.server.state.current[0]
-            options = self.server.state.options
-            summary = {**prepared.summary(), 'fixedFrame': options.fixed_frame,
-                       'framePrefix': options.frame_prefix}
-            self._send_bytes(json.dumps(summary).encode(), 'application/json', body)
+            self._model(url.query, body)
         elif path in self.server.assets.files:
             file = self.server.assets.files[path]
             self._send_bytes(file.read_bytes(), _content_type(file), body, page=path == '/')
@@ -151,6 +148,19 @@ class ViewRequestHandler(BaseHTTPRequestHandler):
             self._file(path, body)
         else:
             self.send_error(404)
+
+    def _model(self, query: str, body: bool) -> None:
+        """``/api/model?robot=K``: robot K's description (default the first) and settings."""
+        state = self.server.state
+        robot = parse_qs(query).get('robot', ['0'])[0]
+        if not robot.isdigit() or int(robot) >= len(state.robots):
+            self.send_error(404)
+            return
+        view = state.robots[int(robot)]
+        summary = {**view.current[0].summary(), 'fixedFrame': state.options.fixed_frame,
+                   'framePrefix': view.frame_prefix, 'namespace': view.namespace,
+                   'robots': len(state.robots)}
+        self._send_bytes(json.dumps(summary).encode(), 'application/json', body)
 
     def _host_is_loopback(self) -> bool:
         host = (self.headers.get('Host') or '').strip().lower()
@@ -172,14 +182,13 @@ class ViewRequestHandler(BaseHTTPRequestHandler):
             self.wfile.write(data)
 
     def _file(self, url: str, body: bool) -> None:
-        """A mesh or texture of the current description (404 for anything else)."""
-        served = self.server.state.current[1]
-        path = served.lookup(url)
-        opened = open_served(path) if path is not None else None
+        """A mesh or texture of a current description (404 for anything else)."""
+        found = self.server.state.lookup(url)
+        opened = open_served(found[0]) if found is not None else None
         if opened is None:
             self.send_error(404)
             return
-        served.add_collada_images(url, path)
+        found[1].add_collada_images(url, found[0])
         stream, size = opened
         with stream:
             self.send_response(200)

@@ -1,8 +1,14 @@
 """The view's ROS side: robot_description, /tf and /tf_static in, as rviz's RobotModel and TF displays read them.
 
-* ``robot_description``: std_msgs/String, reliable + transient local (depth
-  1), so a description published before the view started arrives too; it is
-  handed to the :class:`~.view_state.DescriptionLoader` (never parsed here).
+* ``robot_description`` (``<namespace>/robot_description`` for each robot of
+  ``--namespace``): std_msgs/String, reliable + transient local (depth 1), so
+  a description published before the view started arrives too; it is handed
+  to that robot's :class:`~.view_state.DescriptionLoader` (never parsed here).
+* a namespaced robot's frame prefix: the ``frame_prefix`` parameter of the
+  node that publishes its description (``urdf_state`` and
+  ``robot_state_publisher`` both have it), asked once a second until it
+  answers: with several identical robots, the frames alone cannot tell which
+  prefix is whose.
 * ``/tf``: reliable, volatile, depth 100 (tf2_ros's TransformListener QoS);
   ``/tf_static``: reliable, transient local, depth 100. Both raw: the bytes go
   straight into the :class:`~.tf_store.TfStore` (about 40 microseconds for a
@@ -11,14 +17,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from rcl_interfaces.msg import ParameterType
+from rcl_interfaces.srv import GetParameters
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
-from .view_state import DescriptionLoader, ViewState
+from .view_state import DescriptionLoader, RobotView, ViewState
 
 __all__ = ['ViewNode']
+
+#: Seconds between two asks for a robot's frame_prefix.
+PREFIX_RETRY_S = 1.0
 
 
 def _qos(depth: int, latched: bool) -> QoSProfile:
@@ -31,17 +44,52 @@ def _qos(depth: int, latched: bool) -> QoSProfile:
 class ViewNode(Node):
     """Subscribes what the page shows and feeds the :class:`ViewState`."""
 
-    def __init__(self, state: ViewState, loader: DescriptionLoader,
-                 description_topic: str = 'robot_description') -> None:
+    def __init__(self, state: ViewState, loaders: Sequence[DescriptionLoader]) -> None:
         super().__init__('urdf_view', start_parameter_services=False)
         state.logger = self.get_logger()
-        self._loader = loader
+        for robot, loader in zip(state.robots, loaders):
+            self.create_subscription(String, robot.topic, lambda msg, k=loader: k.submit(msg.data),
+                                     _qos(1, latched=True))
+            if robot.namespace and robot.frame_prefix is None:
+                _PrefixQuery(self, robot)
         tf = state.tf
-        self.create_subscription(String, description_topic, self._on_description,
-                                 _qos(1, latched=True))
         self.create_subscription(TFMessage, '/tf', tf.ingest, _qos(100, latched=False), raw=True)
         self.create_subscription(TFMessage, '/tf_static', lambda data: tf.ingest(data, True),
                                  _qos(100, latched=True), raw=True)
 
-    def _on_description(self, msg: String) -> None:
-        self._loader.submit(msg.data)
+
+class _PrefixQuery:
+    """Asks the node publishing ``robot``'s description for its frame_prefix, until it answers."""
+
+    def __init__(self, node: Node, robot: RobotView) -> None:
+        self._node = node
+        self._robot = robot
+        self._client = None
+        self._future = None
+        self._timer = node.create_timer(PREFIX_RETRY_S, self._tick)
+
+    def _tick(self) -> None:
+        if self._future is not None and not self._future.done():
+            return
+        if self._future is not None and self._answered(self._future.result()):
+            self._node.destroy_timer(self._timer)
+            self._node.destroy_client(self._client)
+            return
+        publishers = self._node.get_publishers_info_by_topic(self._robot.topic)
+        if not publishers:
+            return
+        owner = publishers[0]
+        service = f"{owner.node_namespace.rstrip('/')}/{owner.node_name}/get_parameters"
+        if self._client is None or self._client.srv_name != service:
+            if self._client is not None:
+                self._node.destroy_client(self._client)
+            self._client = self._node.create_client(GetParameters, service)
+        self._future = (self._client.call_async(GetParameters.Request(names=['frame_prefix']))
+                        if self._client.service_is_ready() else None)
+
+    def _answered(self, answer) -> bool:
+        values = getattr(answer, 'values', None)
+        if not values or values[0].type != ParameterType.PARAMETER_STRING:
+            return False
+        self._robot.set_frame_prefix(values[0].string_value)
+        return True

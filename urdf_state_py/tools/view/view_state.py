@@ -7,6 +7,10 @@ meanwhile; the newest description wins when several arrive during one
 preparation. A prepared description replaces the current one as a single
 reference, so a request sees one description whole, and its version number
 tells the page streams that the model changed.
+
+The page shows one robot, or several in one scene (``--namespace`` repeated):
+each is a :class:`RobotView` with its own description topic, description,
+file table and frame prefix.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from .resolver import Resolver
 from .served_files import ServedFiles
 from .tf_store import TfStore
 
-__all__ = ['ViewState', 'DescriptionLoader', 'PageOptions']
+__all__ = ['ViewState', 'DescriptionLoader', 'PageOptions', 'RobotView']
 
 
 @dataclass(frozen=True)
@@ -31,26 +35,63 @@ class PageOptions:
     frame_prefix: str | None = None
 
 
+class RobotView:
+    """One robot of the page: its namespace, description and frame prefix."""
+
+    def __init__(self, namespace: str, frame_prefix: str | None) -> None:
+        self.namespace = namespace
+        #: robot_description of ``namespace`` (relative without one: the view's namespace)
+        self.topic = f'{namespace}/robot_description' if namespace else 'robot_description'
+        self.frame_prefix = frame_prefix      # None: the page finds it from TF
+        # one reference swapped whole: (description, its file table)
+        self.current: tuple[Prepared, ServedFiles] = (Prepared(0), ServedFiles({}, None))
+        #: bumped by every change the page must load (a description, a frame prefix)
+        self.revision = 0
+
+    def set_frame_prefix(self, prefix: str) -> None:
+        """The prefix the robot's node reported (its ``frame_prefix`` parameter)."""
+        if prefix != self.frame_prefix:
+            self.frame_prefix = prefix
+            self.revision += 1
+
+
 class ViewState:
     """Shared by the ROS thread (writes) and the HTTP threads (read)."""
 
-    def __init__(self, resolver: Resolver, options: PageOptions = PageOptions()) -> None:
+    def __init__(self, resolver: Resolver, options: PageOptions = PageOptions(),
+                 namespaces: list[str] | None = None) -> None:
+        """``namespaces``: the robots' namespaces (None: one robot, the view's own)."""
         self.resolver = resolver
         self.options = options
         self.tf = TfStore()
         self.logger = logging.getLogger('urdf_view')
-        # one reference swapped whole: (description, its file table)
-        self.current: tuple[Prepared, ServedFiles] = (Prepared(0), ServedFiles({}, None))
+        self.robots = [RobotView('/' + ns.strip('/') if ns.strip('/') else '',
+                                 options.frame_prefix) for ns in namespaces or ['']]
         self.closed = threading.Event()
 
-    def install(self, prepared: Prepared) -> None:
+    @property
+    def current(self) -> tuple[Prepared, ServedFiles]:
+        """The first robot's description and file table."""
+        return self.robots[0].current
+
+    def lookup(self, url: str) -> tuple[str, ServedFiles] | None:
+        """The real path of a served file of any robot, and the table that has it."""
+        for robot in self.robots:
+            path = robot.current[1].lookup(url)
+            if path is not None:
+                return path, robot.current[1]
+        return None
+
+    def install(self, prepared: Prepared, robot: int = 0) -> None:
         """Make ``prepared`` the description the page shows, and say so in the log."""
-        self.current = (prepared, ServedFiles(prepared.files, self.resolver))
+        view = self.robots[robot]
+        view.current = (prepared, ServedFiles(prepared.files, self.resolver))
+        view.revision += 1
+        topic = view.topic
         if prepared.error:
-            self.logger.warning(f'robot_description #{prepared.version} not shown: '
-                                f'{prepared.error}')
+            self.logger.warning(f'{topic} #{prepared.version} not shown: {prepared.error}')
             return
-        self.logger.info(f"robot_description #{prepared.version}: '{prepared.robot}', "
+        self.logger.info(f"{topic} #{prepared.version}: '{prepared.robot}', "
                          f'{len(prepared.links)} links, {prepared.referenced} mesh references, '
                          f'{len(prepared.files)} files served')
         if prepared.refused_count:
@@ -62,8 +103,9 @@ class ViewState:
 class DescriptionLoader:
     """A thread preparing descriptions one at a time, the newest waiting one next."""
 
-    def __init__(self, state: ViewState) -> None:
+    def __init__(self, state: ViewState, robot: int = 0) -> None:
         self._state = state
+        self._robot = robot
         self._pending: str | None = None
         self._received = 0
         self._wake = threading.Condition()
@@ -96,4 +138,4 @@ class DescriptionLoader:
                 prepared = prepare(text, self._state.resolver, version)
             except Exception as exc:  # noqa: BLE001 - hostile input must never end the thread
                 prepared = Prepared(version, error=f'internal error: {type(exc).__name__}: {exc}')
-            self._state.install(prepared)
+            self._state.install(prepared, self._robot)

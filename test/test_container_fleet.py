@@ -1,0 +1,69 @@
+"""urdf_state_container -p fleet:=FILE over DDS: every robot of the file loaded before the
+composition services are offered, a bad entry ending the container with the robot and the
+key named (nothing loaded), and --help."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.ros
+
+from container_harness import START_DEADLINE, Container, assert_tf_matches_fk  # noqa: E402
+from robot_files import H1_2  # noqa: E402
+from urdf_state_py.core.parsers import load_model  # noqa: E402
+
+EXAMPLE = Path(__file__).resolve().parents[1] / 'config' / 'fleet.example.yaml'
+CONTAINER = [sys.executable, '-m', 'urdf_state_py.node.process.container']
+
+
+def test_the_fleet_files_robots_are_loaded_before_the_services_are_offered(probe):
+    container = Container(probe, 'fleet_file_container', fleet=EXAMPLE)
+    try:
+        # the first ListNodes, as soon as the services are up, lists the whole fleet
+        assert container.listed() == {1: '/h1_a/urdf_state', 2: '/h1_b/urdf_state',
+                                      3: '/h1_c/urdf_state'}
+        model = load_model(H1_2.read_text())
+        values = {var: 0.25 for joint in model.joints if joint.is_movable and not joint.is_mimic
+                  for var in joint.variable_bounds()}
+        assert_tf_matches_fk(probe, model, 'third/', '/h1_c/joint_states', values)
+        assert container.get_parameter('/h1_c/urdf_state', 'publish_frequency') \
+            .double_value == 50.0
+        late = container.load('/late', {'robot_description': H1_2.read_text()})
+        assert late.success and late.unique_id == 4, late.error_message
+    finally:
+        container.close()
+
+
+BAD = {
+    'a parameter of the wrong type': (
+        "    parameters:\n      publish_frequency: fast\n",
+        "robot '/second': parameter 'publish_frequency': expected a number"),
+    'an unknown key': ("    colour: red\n", "robot #2: unknown key(s) ['colour']"),
+    'a missing model': ("    model: nowhere.urdf\n", 'nowhere.urdf'),
+}
+
+
+@pytest.mark.parametrize('case', sorted(BAD))
+def test_a_bad_entry_ends_the_container_naming_robot_and_key(tmp_path, case):
+    extra, message = BAD[case]
+    second = '  - namespace: second\n'
+    if 'model:' not in extra:
+        second += f'    model: {H1_2}\n'
+    fleet = tmp_path / 'fleet.yaml'
+    fleet.write_text(f'robots:\n  - namespace: first\n    model: {H1_2}\n{second}{extra}')
+    done = subprocess.run([*CONTAINER, '--ros-args', '-r', '__node:=bad_fleet',
+                           '-p', f'fleet:={fleet}'], capture_output=True, text=True,
+                          timeout=START_DEADLINE)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert message in output and 'nothing loaded' in output, output
+    assert "Loaded '/first/urdf_state'" not in output   # checked before the first is built
+
+
+def test_help_prints_the_parameters_and_exits():
+    done = subprocess.run([*CONTAINER, '--help'], capture_output=True, text=True,
+                          timeout=START_DEADLINE)
+    assert done.returncode == 0, done.stderr
+    assert 'fleet' in done.stdout and 'load_node.max_robots' in done.stdout
+    assert 'Component container' not in done.stdout + done.stderr   # no container started
