@@ -76,7 +76,7 @@ class FleetRobot:
 
 
 def read_fleet(path: str | os.PathLike) -> list[FleetRobot]:
-    """The robots of the fleet file ``path``; raises :class:`FleetError` naming the problem."""
+    """Read the robots of the fleet file ``path``; raise :class:`FleetError` naming the problem."""
     path = Path(path)
     try:
         doc = yaml.safe_load(path.read_text(encoding='utf-8'))
@@ -124,7 +124,7 @@ def _robot(entry: Any, path: Path, index: int) -> FleetRobot:
         raise FleetError(f"{where}: 'parameters' must map parameter names to values")
     own = sorted(_OWN & set(parameters))
     if own:
-        raise FleetError(f'{where}: set {own} through the entry\'s own keys (model, '
+        raise FleetError(f"{where}: set {own} through the entry's own keys (model, "
                          'xacro_args, frame_prefix), not under parameters')
     return FleetRobot(namespace=namespace, model=model, xacro_args=tuple(args),
                       frame_prefix=prefix, parameters=dict(parameters))
@@ -132,6 +132,8 @@ def _robot(entry: Any, path: Path, index: int) -> FleetRobot:
 
 def component_parameters(robot: FleetRobot, trusted: bool) -> dict[str, Any]:
     """
+    Return the component's parameters for ``robot``.
+
     Return the component's parameters for ``robot`` (see the module docstring); raises
     :class:`FleetError` when its model does not parse.
     """
