@@ -75,6 +75,8 @@ NATIVE_LIBRARIES = ('rcl', 'rmw', 'rcutils', 'sensor_msgs__rosidl_typesupport_c'
 
 def _native_prefixes():
     """
+    Return the install prefixes of NATIVE_DEPENDS, or None.
+
     Install prefixes of NATIVE_DEPENDS, from the ament index (a sourced distro or
     workspace, or the PyPI wheels' venv with AMENT_PREFIX_PATH set); None when one is not
     indexed or ament_index_python is absent (a pip install without ROS 2).
@@ -91,6 +93,8 @@ def _native_prefixes():
 
 def _native_extensions():
     """
+    Return the native hot path's extensions, if it can be built.
+
     Return the native hot path, built against the declared rcl, rmw, rcutils and sensor_msgs
     (else none: the executor serves).
 
@@ -133,13 +137,13 @@ class OptionalBuildExt(build_ext):
     def run(self):
         try:
             super().run()
-        except Exception as err:  # noqa: BLE001 - distutils raises several unrelated types
+        except Exception as err:  # distutils raises several unrelated types
             self._skipped(err)
 
     def build_extension(self, ext):
         try:
             super().build_extension(ext)
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             self._skipped(err)
 
     @staticmethod

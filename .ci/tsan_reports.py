@@ -64,7 +64,7 @@ def stacks(block: str) -> list[tuple[bool, list[str]]]:
 
 
 def is_ours(block: str, ours: str) -> bool:
-    """True when the report's accessing code, memory, mutex or thread is ours (see above)."""
+    """Return whether the report's accessing code, memory, mutex or thread is ours (see above)."""
     for access, modules in stacks(block):
         if access:
             accessor = next((m for m in modules if not m.startswith(RUNTIME)), '')

@@ -12,13 +12,13 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""
+r"""
 Launch the urdf_state node (drop-in robot_state_publisher) for a URDF or xacro file.
 
-    ros2 launch urdf_state_py urdf_state.launch.py model:=/path/robot.urdf.xacro \\
+    ros2 launch urdf_state_py urdf_state.launch.py model:=/path/robot.urdf.xacro \
         xacro_args:="prefix:=left_ use_gripper:=true" frame_prefix:=left/
 
-Arguments:
+Launch arguments:
   model         URDF or xacro file (default: the bundled Unitree H1_2)
   xacro_args    xacro arguments, "name:=value" separated by spaces (shell-style
                 quoting allowed); passed to the node's ``xacro.args``
@@ -74,7 +74,7 @@ ARGUMENTS = {
     'use_sim_time': ('false', 'use simulation (/clock) time'),
     'source_list': ('', 'joint state topics to merge, "arm/joint_states gripper/joint_states" '
                         '(the node then publishes the merged state on joint_states)'),
-    'srdf': ('', 'MoveIt SRDF file of the robot (the node\'s robot_description_semantic)'),
+    'srdf': ('', "MoveIt SRDF file of the robot (the node's robot_description_semantic)"),
     'initial_group_states': ('', 'SRDF group states "arm/ready hand/open" applied over MoveIt\'s '
                                  'default positions'),
     'params_file': (PathJoinSubstitution([FindPackageShare(PACKAGE), 'config', 'urdf_state.yaml']),

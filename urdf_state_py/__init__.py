@@ -57,6 +57,6 @@ _KINEMATICS = frozenset({'JointTransforms', 'Kinematics'})
 
 def __getattr__(name: str) -> Any:
     if name in _KINEMATICS:
-        from .core import kinematics  # noqa: PLC0415 (on first use, see above)
+        from .core import kinematics  # on first use, see above
         return getattr(kinematics, name)
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

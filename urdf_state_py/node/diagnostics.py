@@ -70,6 +70,8 @@ REBUILD_NS = 30 * _NS
 
 def model_view(loaded: Any, now_ns: int, stale_after_s: float) -> ModelView | None:
     """
+    Return what the status shows of a loaded model and its joint state.
+
     What the status shows of a loaded model (description_loader.Loaded) and its joint
     state; None without one. ``stale_after_s`` 0: no staleness check.
     """
@@ -87,6 +89,8 @@ def model_view(loaded: Any, now_ns: int, stale_after_s: float) -> ModelView | No
 
 def quiet_key(health: Health, loaded: Any, activity: int | None, now_ns: int) -> tuple | None:
     """
+    Return a cheap fingerprint of what the status would show.
+
     Return a fingerprint of what the status would show, cheap enough for every tick of an idle
     robot: equal keys, the same status (its stamp aside) -- until a joint turns stale,
     which :meth:`RobotStatus.refresh` times itself. None while a recent rejection or
@@ -142,6 +146,8 @@ class RobotStatus:
 
     def _view(self, now_ns: int, stale_after_s: float) -> tuple[ModelView | None, float]:
         """
+        Return the model's view and when it next changes with time alone.
+
         Return the model's view and when its stale joints next change with time alone, both
         read under the JointState lock: the native loop writes ``seen_ns`` in place, and a
         copy taken beside it was a data race (ThreadSanitizer, plan_step vs a numpy copy).
@@ -173,7 +179,7 @@ class RobotStatus:
                 time.monotonic_ns() - built_at < REBUILD_NS:
             self._last = (now_ns, self._last[1])
             return False
-        view, stale_at = self._view(now_ns, stale_after_s)   # first: brings the counters up to date
+        view, stale_at = self._view(now_ns, stale_after_s)  # first: brings the counters up to date
         last_ns, last_count = self._last
         count = self._health.tf_published
         rate = (count - last_count) * _NS / (now_ns - last_ns) if now_ns > last_ns else 0.0
@@ -199,6 +205,8 @@ class RobotStatus:
 
 class DiagnosticsBoard:
     """
+    One ``/diagnostics`` publisher for the robots added to it.
+
     One ``/diagnostics`` publisher on ``node`` sending the statuses of the robots added
     to it, one array per tick of ``ticker`` (see the module docstring); ``guard`` reports
     a failing tick (that array is not sent, the next tick tries again).

@@ -66,7 +66,7 @@ class CallbackGuard:
         self.log(source, reason, f"Dropped a message on '{source}': {detail}", now_ns)
 
     def log(self, source: str, reason: str, text: str, now_ns: int | None = None) -> None:
-        """A warning, throttled per (source, reason), saying how many were held back."""
+        """Log a warning, throttled per (source, reason), saying how many were held back."""
         held = self._throttle.allow((source, reason), self._now_ns() if now_ns is None else now_ns)
         if held is None:
             return
@@ -76,14 +76,14 @@ class CallbackGuard:
 
     def deserialize(self, source: str, data: bytes, msg_type: type) -> Any:
         """
-        ``data`` as a ``msg_type`` message, or None (reported as ``malformed``).
+        Return ``data`` as a ``msg_type`` message, or None (reported as ``malformed``).
 
         A subscription made with ``raw=True`` gets the bytes, so a payload rclpy
         cannot deserialise fails here rather than inside the executor.
         """
         try:
             return deserialize_message(data, msg_type)
-        except Exception as err:  # noqa: BLE001 - rclpy's errors differ between releases
+        except Exception as err:  # rclpy's errors differ between releases
             self.report(source, 'malformed', f'not a {msg_type.__name__} message '
                         f'({len(data)} bytes): {type(err).__name__}: {err}')
             return None
@@ -91,7 +91,7 @@ class CallbackGuard:
     def wrap(self, source: str, callback: Callable[..., Any],
              fallback: Callable[[Exception], Any] | None = None) -> Callable[..., Any]:
         """
-        ``callback`` that reports any exception instead of raising it.
+        Wrap ``callback`` so that it reports any exception instead of raising it.
 
         The wrapper returns ``fallback(error)`` (e.g. a refused
         SetParametersResult) or None after a failure.
@@ -100,7 +100,7 @@ class CallbackGuard:
         def guarded(*args: Any) -> Any:
             try:
                 return callback(*args)
-            except Exception as err:  # noqa: BLE001 - the point: nothing escapes to the executor
+            except Exception as err:  # the point: nothing escapes to the executor
                 self.report(source, INTERNAL_ERROR, f'{type(err).__name__}: {err}')
                 return fallback(err) if fallback is not None else None
         return guarded

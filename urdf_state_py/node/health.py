@@ -95,6 +95,8 @@ class Health:
 
     def fingerprint(self, now_ns: int) -> tuple | None:
         """
+        Return a cheap fingerprint of what the status shows of these counters.
+
         What the status shows of these counters, cheaply (equal: the same status); None
         while a rejection or clamp is recent, when the status changes with time alone.
 
@@ -142,7 +144,7 @@ def _recent(then_ns: int, now_ns: int) -> bool:
 def node_status(health: Health, view: ModelView | None, *, stale_after_s: float,
                 tf_rate_hz: float, now_ns: int) -> Status:
     """
-    The node's status now: ERROR without a model, WARN while something needs a look, else OK.
+    Return the status now: ERROR without a model, WARN while something needs a look, else OK.
 
     WARN: joints never received (the complete state is not yet known), stale
     joints, or a rejection or clamp within the last :data:`RECENT_S` seconds.

@@ -199,6 +199,8 @@ def _cmd_tree(args: argparse.Namespace, out: TextIO) -> int:
 
 def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     """
+    Print what the parser made of the file.
+
     Print what the parser made of the file: the first thing to look at when
     the node refuses a description or publishes unexpected frames.
     """
@@ -251,8 +253,8 @@ def _cmd_fk(args: argparse.Namespace, out: TextIO) -> int:
     Poses are relative to the root link -- the same numbers ``tf2_echo <root>
     <link>`` shows for a running node -- so the two can be compared directly.
     """
-    from urdf_state_py.core.kinematics import Kinematics  # noqa: PLC0415 (numpy only needed here)
-    from urdf_state_py.core.transforms import matrix_to_quaternion, matrix_to_rpy  # noqa: PLC0415
+    from urdf_state_py.core.kinematics import Kinematics  # numpy only needed here
+    from urdf_state_py.core.transforms import matrix_to_quaternion, matrix_to_rpy
 
     model, _, _, _ = _load(args, default_registry())
     start = srdf_summary.start_values(srdf_summary.robot_model(args, model), args.group_state)
@@ -304,6 +306,8 @@ def _type_name(option_type: type) -> str:
 
 def _cmd_parsers(args: argparse.Namespace, out: TextIO) -> int:
     """
+    List parsers and options.
+
     List parsers and options: what ``--parser`` accepts and which ROS
     parameters (``<parser>.<option>``) the node declares for them.
     """
@@ -378,7 +382,7 @@ class Command:
     """One command: its help, arguments and implementation, shared by both front ends."""
 
     name: str
-    help: str
+    help: str  # noqa: A003 - a dataclass field, read as command.help; no builtin hidden
     description: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace, TextIO], int]
@@ -441,7 +445,7 @@ def run_command(run: Callable[[argparse.Namespace, TextIO], int], args: argparse
     except BrokenPipeError:
         # `urdf_state_check check big.urdf | head`: not an error worth reporting.
         try:
-            sys.stdout = open(os.devnull, 'w')  # noqa: SIM115 (silence flush at exit)
+            sys.stdout = open(os.devnull, 'w')  # silence flush at exit
         except OSError:
             pass
         return EXIT_OK

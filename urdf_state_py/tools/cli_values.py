@@ -75,6 +75,8 @@ def parse_number(text: str) -> float:
 
 def as_bool(name: str, text: str) -> bool:
     """
+    Read a yes/no launch argument.
+
     A yes/no launch argument (``true``/``false``, ``1``/``0``, ``on``/``off``, ``yes``/``no``;
     empty: false); ValueError naming the argument otherwise.
     """

@@ -69,12 +69,14 @@ def tree_lines(model: Model, limits: bool = False) -> list[str]:
 
 
 def _quoted(text: str) -> str:
-    """Return a Graphviz ID: JSON string quoting escapes what DOT's quoted IDs need (" and \\)."""
+    r"""Return a Graphviz ID: JSON string quoting escapes what DOT's quoted IDs need (" and \)."""
     return json.dumps(text, ensure_ascii=False)
 
 
 def dot_lines(model: Model) -> list[str]:
     """
+    Return the tree as a Graphviz digraph.
+
     Return the tree as a Graphviz digraph: links are boxes, joints labelled edges (with mimic
     and limits), mimic followers dashed. ``dot -Tpdf`` draws it.
     """

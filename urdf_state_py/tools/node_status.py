@@ -77,7 +77,8 @@ def format_report(node: str, status: Any, parameters: dict[str, Any] | None,
     diagnostics alone are still worth showing).
     """
     values = {printable(kv.key, 80): printable(kv.value) for kv in status.values}
-    level = status.level if isinstance(status.level, int) else int.from_bytes(status.level, 'little')
+    level = status.level if isinstance(status.level, int) \
+        else int.from_bytes(status.level, 'little')
     print(f'node: {printable(node, 200)}', file=out)
     print(f'status: {_LEVELS.get(level, level)}: {printable(status.message)}', file=out)
     for key in ('robot', 'parser', 'links', 'joints', '/tf rate [Hz]', '/tf messages published',
@@ -100,7 +101,7 @@ def format_report(node: str, status: Any, parameters: dict[str, Any] | None,
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``status`` command's arguments (shared by ``python -m urdf_state_py`` and ``ros2 urdf``)."""
+    """Add the ``status`` command's arguments (``python -m urdf_state_py``, ``ros2 urdf``)."""
     parser.add_argument('node', nargs='?', metavar='NODE',
                         help='node name, e.g. /urdf_state (default: every urdf_state node heard)')
     parser.add_argument('--timeout', type=float, default=5.0, metavar='S',
@@ -110,8 +111,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Listen to /diagnostics until the node(s) report, read their parameters, print."""
     try:
-        import rclpy  # noqa: PLC0415 - only this command needs ROS
-        from rclpy.executors import SingleThreadedExecutor  # noqa: PLC0415
+        import rclpy  # only this command needs ROS
+        from rclpy.executors import SingleThreadedExecutor
     except ImportError as exc:
         raise StatusError(f'status needs ROS 2 (rclpy): {exc}; source a ROS 2 distro or use '
                           './dev.sh python -m urdf_state_py status') from None
@@ -145,8 +146,8 @@ def _collect_statuses(node, executor, wanted: str | None, timeout: float) -> dic
     Waits until ``wanted`` reports, or -- for "every node" -- one diagnostics
     period (1 s) past the first report, so that several nodes are all heard.
     """
-    from diagnostic_msgs.msg import DiagnosticArray  # noqa: PLC0415
-    from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: PLC0415
+    from diagnostic_msgs.msg import DiagnosticArray
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
 
     heard: dict[str, Any] = {}
 
@@ -176,11 +177,11 @@ def _collect_statuses(node, executor, wanted: str | None, timeout: float) -> dic
 
 
 def _parameters(node, executor, target: str, timeout: float) -> dict[str, Any] | None:
-    """The shown parameters of ``target`` (its get_parameters service), None if it is silent."""
-    from rcl_interfaces.srv import GetParameters  # noqa: PLC0415
-    from rclpy.parameter import parameter_value_to_python  # noqa: PLC0415
+    """Return the shown parameters of ``target``, None if it is silent."""
+    from rcl_interfaces.srv import GetParameters
+    from rclpy.parameter import parameter_value_to_python
 
-    from ..node.process.spin import spin_until_done  # noqa: PLC0415
+    from ..node.process.spin import spin_until_done
 
     names = ['robot_description', *SHOWN_PARAMETERS]
     client = node.create_client(GetParameters, f'{target}/get_parameters')

@@ -49,7 +49,7 @@ def add_fk_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def robot_model(args: argparse.Namespace, model: Model) -> RobotModel | None:
-    """The RobotModel when ``--srdf`` was given (DescriptionError naming the SRDF's fault)."""
+    """Return the RobotModel with ``--srdf`` (DescriptionError naming the SRDF's fault)."""
     if getattr(args, 'group_state', None) and not args.srdf:
         raise UsageError('--group-state needs --srdf FILE (the SRDF that defines the states)')
     return robot_model_with_srdf_file(model, args.srdf) if args.srdf else None
@@ -83,5 +83,5 @@ def summary_lines(robot: RobotModel) -> list[str]:
 
 def start_values(robot: RobotModel | None, states: Sequence[str]) -> dict[str, float]:
     """Fk's starting values: MoveIt's defaults then ``states`` (none without an SRDF)."""
-    from urdf_state_py.core.robot_model import group_state_positions  # noqa: PLC0415
+    from urdf_state_py.core.robot_model import group_state_positions
     return {} if robot is None else group_state_positions(robot, states)

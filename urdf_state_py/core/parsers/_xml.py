@@ -38,7 +38,7 @@ import xml.sax
 import xml.sax.handler
 import xml.sax.xmlreader
 
-import defusedxml
+import defusedxml  # noqa: F401 - absent, it fails here at import, not at the first parse
 
 from ..errors import DescriptionError
 
@@ -61,7 +61,7 @@ _TAG_NAME = re.compile(r'<([^\s/>]+)')
 
 
 def decode(data: str | bytes) -> str:
-    """``data`` as text: bytes honour a BOM, then the declared encoding, else UTF-8."""
+    """Decode ``data`` to text: bytes honour a BOM, then the declared encoding, else UTF-8."""
     if isinstance(data, str):
         return data
     if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -178,10 +178,10 @@ class _TreeHandler(xml.sax.handler.ContentHandler):
         super().__init__()
         self.builder = ElementTree.TreeBuilder()
 
-    def startElement(self, name, attrs):  # noqa: N802 (SAX API)
+    def startElement(self, name, attrs):  # SAX API
         self.builder.start(name, dict(attrs.items()))
 
-    def endElement(self, name):  # noqa: N802 (SAX API)
+    def endElement(self, name):  # SAX API
         self.builder.end(name)
 
     def characters(self, content):
@@ -199,7 +199,6 @@ def read_tree(data: str | bytes) -> ElementTree.Element:
       named ``xacro:foo`` even where the prefix is not declared.
     """
     import defusedxml.sax  # here: its xml.sax.saxutils imports urllib.request (~50 ms),
-
     # and a node parses in its parser process, not where its start-up waits
     text = normalize(data)
     handler = _TreeHandler()

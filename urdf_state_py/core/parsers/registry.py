@@ -77,7 +77,7 @@ class ParserRegistry:
             registry.register(parser_class())
         try:
             entry_points = list(importlib.metadata.entry_points(group=group))
-        except Exception as exc:  # noqa: BLE001 (broken metadata on sys.path)
+        except Exception as exc:  # broken metadata on sys.path
             _logger.warning('cannot list parser plugins (entry point group %r): %s', group, exc)
             return registry
         seen_values = set()
@@ -92,7 +92,7 @@ class ParserRegistry:
         label = f"parser plugin '{entry_point.name}' ({entry_point.value})"
         try:
             parser_class = entry_point.load()
-        except Exception as exc:  # noqa: BLE001 (anything a plugin import can raise)
+        except Exception as exc:  # anything a plugin import can raise
             _logger.warning('skipping %s: cannot load it: %s: %s',
                             label, type(exc).__name__, exc)
             return
@@ -111,7 +111,7 @@ class ParserRegistry:
             return
         try:
             self.register(parser_class())
-        except Exception as exc:  # noqa: BLE001 (plugin constructor / bad options)
+        except Exception as exc:  # plugin constructor / bad options
             _logger.warning('skipping %s: %s: %s', label, type(exc).__name__, exc)
 
     def register(self, parser: Parser | type[Parser]) -> Parser:
@@ -159,7 +159,7 @@ class ParserRegistry:
         for name in self.names():
             try:
                 result[name] = int(self._parsers[name].might_handle(text))
-            except Exception as exc:  # noqa: BLE001 (a plugin's might_handle is untrusted)
+            except Exception as exc:  # a plugin's might_handle is untrusted
                 _logger.warning("parser '%s' failed in might_handle: %s: %s",
                                 name, type(exc).__name__, exc)
                 result[name] = len(text)
@@ -230,7 +230,7 @@ def call_parser(name: str, call: Callable[[], Any]) -> Any:
         raise DescriptionError(exc.reason, parser=name, kind=exc.kind) from exc
     except RecursionError as exc:
         raise DescriptionError(f'description nested too deeply ({exc})', parser=name) from exc
-    except Exception as exc:  # noqa: BLE001 (a plugin may raise anything)
+    except Exception as exc:  # a plugin may raise anything
         raise DescriptionError(f'{type(exc).__name__}: {exc}', parser=name) from exc
 
 

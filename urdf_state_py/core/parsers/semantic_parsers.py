@@ -65,7 +65,7 @@ def semantic_parsers() -> dict[str, Any]:
     parsers: dict[str, Any] = {SrdfParser.name: SrdfParser()}
     try:
         entry_points = list(importlib.metadata.entry_points(group=SEMANTIC_ENTRY_POINT_GROUP))
-    except Exception as exc:  # noqa: BLE001 (broken metadata on sys.path)
+    except Exception as exc:  # broken metadata on sys.path
         _logger.warning('cannot list semantic parser plugins: %s', exc)
         return parsers
     for entry_point in sorted(entry_points, key=lambda ep: (ep.name, ep.value)):
@@ -79,7 +79,7 @@ def semantic_parsers() -> dict[str, Any]:
                     getattr(parser, 'read', None)) or not callable(
                     getattr(parser, 'might_handle', None)):
                 raise TypeError('needs name (the entry point name), might_handle() and read()')
-        except Exception as exc:  # noqa: BLE001 (anything a plugin can raise)
+        except Exception as exc:  # anything a plugin can raise
             _logger.warning('skipping %s: %s: %s', label, type(exc).__name__, exc)
             continue
         parsers[entry_point.name] = parser
@@ -92,7 +92,7 @@ def select_semantic(text: str) -> str:
     for name, parser in sorted(semantic_parsers().items()):
         try:
             scores.append((int(parser.might_handle(text)), name))
-        except Exception as exc:  # noqa: BLE001 (a plugin's might_handle is untrusted)
+        except Exception as exc:  # a plugin's might_handle is untrusted
             _logger.warning("semantic parser '%s' failed in might_handle: %s", name, exc)
     confident = [item for item in scores if item[0] < len(text)]
     return min(confident)[1] if confident else FALLBACK_SEMANTIC_PARSER

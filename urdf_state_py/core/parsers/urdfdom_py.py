@@ -207,8 +207,8 @@ def read_robot(xml: bytes, strict: bool = False) -> Any:
     ``strict`` any warning, is a one-line :class:`DescriptionError`.
     """
     try:
-        from urdf_parser_py import urdf  # noqa: PLC0415 (optional dependency)
-        from urdf_parser_py.xml_reflection import core  # noqa: PLC0415
+        from urdf_parser_py import urdf  # optional dependency
+        from urdf_parser_py.xml_reflection import core
     except ImportError as exc:
         raise DescriptionError(f'urdfdom-py is not available ({exc}): {_INSTALL_HINT}') from None
     warnings: list[str] = []
@@ -217,7 +217,7 @@ def read_robot(xml: bytes, strict: bool = False) -> Any:
         core.on_error = warnings.append
         try:
             robot = urdf.Robot.from_xml_string(xml)
-        except Exception as exc:  # noqa: BLE001 (ParseError, AssertionError, lxml, ValueError)
+        except Exception as exc:  # ParseError, AssertionError, lxml, ValueError
             raise DescriptionError(f'urdfdom-py: {_one_line(exc)}') from None
         finally:
             core.on_error = saved

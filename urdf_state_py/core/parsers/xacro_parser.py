@@ -140,7 +140,7 @@ class XacroParser(Parser):
         base_dir = declared_dir or os.path.abspath(os.curdir)
         text = normalize(data)
 
-        import xacro  # noqa: PLC0415 (heavy; only needed here)
+        import xacro  # heavy; only needed here
 
         with _XACRO_LOCK, _xacro_session(xacro, packages, base_dir) as state:
             try:
@@ -156,7 +156,7 @@ class XacroParser(Parser):
                 raise
             except SandboxViolation as exc:
                 raise DescriptionError(f'xacro: {exc}', kind='policy') from None
-            except Exception as exc:  # noqa: BLE001 (xacro raises many kinds)
+            except Exception as exc:  # xacro raises many kinds
                 missing = state.get('missing')
                 if missing is not None:
                     raise DescriptionError(
@@ -180,15 +180,15 @@ def _pairs(items: list[str], separator: str, option: str, form: str) -> dict[str
 
 
 def _safe_parse_string(text: str):
-    from defusedxml import DefusedXmlException  # noqa: PLC0415
-    import defusedxml.minidom  # noqa: PLC0415
+    from defusedxml import DefusedXmlException
+    import defusedxml.minidom
     try:
         return defusedxml.minidom.parseString(text.encode('utf-8'))
     except DefusedXmlException as exc:
         raise DescriptionError(
             f'XML entity declarations are not allowed ({exc}): a robot description needs '
             'none, and they enable entity-expansion and external-file attacks') from None
-    except Exception as exc:  # noqa: BLE001 (expat errors)
+    except Exception as exc:  # expat errors
         raise DescriptionError(f'not well-formed XML: {exc}') from None
 
 
@@ -203,7 +203,7 @@ def _xacro_message(exc: BaseException, files: list | None) -> str:
 @contextmanager
 def _xacro_session(xacro, packages: Mapping[str, str], base_dir: str):
     """Patch xacro's globals for one expansion; restore them afterwards."""
-    from xacro import substitution_args  # noqa: PLC0415
+    from xacro import substitution_args
 
     state: dict[str, Any] = {}
 
@@ -211,13 +211,13 @@ def _xacro_session(xacro, packages: Mapping[str, str], base_dir: str):
         if package in packages:
             return packages[package]
         try:
-            from ament_index_python.packages import get_package_share_directory  # noqa: PLC0415
+            from ament_index_python.packages import get_package_share_directory
         except ImportError:
             state['missing'] = _PackageNotFound(package, 'ament_index_python is not available')
             raise state['missing'] from None
         try:
             return get_package_share_directory(package)
-        except Exception as exc:  # noqa: BLE001 (PackageNotFoundError, unset AMENT_PREFIX_PATH)
+        except Exception as exc:  # PackageNotFoundError, unset AMENT_PREFIX_PATH
             state['missing'] = _PackageNotFound(package, f'ament index: {exc}')
             raise state['missing'] from None
 

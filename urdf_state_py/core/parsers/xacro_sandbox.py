@@ -367,7 +367,7 @@ def _check_operands(op: ast.operator, left: Any, right: Any) -> None:
 def _describe(node: ast.AST) -> str:
     try:
         text = ast.unparse(node)
-    except Exception:  # noqa: BLE001 (only for the message)
+    except Exception:  # only for the message
         text = ''
     kind = {'ListComp': 'a list comprehension', 'GeneratorExp': 'a generator expression',
             'SetComp': 'a set comprehension', 'DictComp': 'a dict comprehension',

@@ -354,7 +354,7 @@ class RobotModel:
 
     @cached_property
     def _kinematics(self):
-        from ..kinematics import Kinematics  # noqa: PLC0415 (numpy on first use)
+        from ..kinematics import Kinematics  # numpy on first use
         return Kinematics(self.model)
 
     def get_rigidly_connected_parent_link_model_name(self, link: str,

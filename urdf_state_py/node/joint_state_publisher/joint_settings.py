@@ -13,6 +13,8 @@
 # limitations under the License.
 
 """
+joint_state_publisher's per-joint parameters and model checks.
+
 joint_state_publisher's per-joint parameters: ``zeros.<joint>`` and
 ``dependent_joints.<joint>.parent|factor|offset``, plus the model checks of
 ``use_smallest_joint_limits`` and ``integrate_velocity``.
@@ -149,6 +151,8 @@ def integrated_joints(model: Model, joints: list[str]) -> list[str]:
 
 def declare_joint_parameters(node, overrides: Mapping) -> JointSettings:
     """
+    Declare the per-joint parameters given at start-up.
+
     Declare the ``zeros.*`` / ``dependent_joints.*`` parameters given at start-up
     (``overrides``: the node's :func:`~..params.start_up_parameters`).
     """

@@ -100,7 +100,7 @@ class JointStateOutput:
                 setattr(self, flag, True)
 
     def fields(self, q_effective: np.ndarray) -> JointStateFields:
-        """The message for the effective configuration ``q_effective`` (limits, mimic applied)."""
+        """Build the message for ``q_effective`` (limits, mimic applied)."""
         velocity = (self.velocity[self._master_rows] * self._factors).tolist() \
             if self.has_velocity else []
         effort = self.effort[self._master_rows].tolist() if self.has_effort else []

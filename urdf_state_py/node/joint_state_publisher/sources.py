@@ -43,8 +43,6 @@ per joint, any subset per message), and publishes the merged state on
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from rclpy.qos import qos_profile_sensor_data
 from rclpy.qos_overriding_options import QoSOverridingOptions
@@ -104,6 +102,8 @@ class SourceInput:
     def __init__(self, node, topics: list[str], joint_states, current, guard, *,
                  hot_path: bool | None = None, output: bool = True) -> None:
         """
+        Set up the joint state sources.
+
         ``output``: publish the merged ``joint_states`` (False: ``integrate_velocity``
         on a plain ``joint_states`` input, which is then read here, and nothing is published).
         """
@@ -208,7 +208,7 @@ class SourceInput:
                 self._publish(state, q_eff, sec, nanosec, now_ns)
         except MalformedJointState as err:
             self._guard.report(topic, err.reason, str(err))
-        except Exception as err:  # noqa: BLE001 - no message may end the node
+        except Exception as err:  # no message may end the node
             self._guard.report(topic, INTERNAL_ERROR, f'{type(err).__name__}: {err}')
 
     # -- publishing -----------------------------------------------------------------

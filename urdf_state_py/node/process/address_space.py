@@ -45,7 +45,7 @@ _MB = 1 << 20
 
 
 def _current_size() -> int | None:
-    """This process's address space [bytes] (Linux: /proc/self/statm), or None elsewhere."""
+    """Return the address space [bytes] (Linux: /proc/self/statm), or None elsewhere."""
     try:
         with open('/proc/self/statm', encoding='ascii') as statm:
             return int(statm.read().split()[0]) * os.sysconf('SC_PAGE_SIZE')
@@ -55,6 +55,8 @@ def _current_size() -> int | None:
 
 def limit_address_space(headroom_mb: int | None = None) -> tuple[int | None, str]:
     """
+    Lower the soft ``RLIMIT_AS`` to the current size plus a headroom.
+
     Lower the soft ``RLIMIT_AS`` to the current size + ``headroom_mb`` (default: the
     environment's or 2048 MB). Returns (the limit in bytes or None, what was done).
     """

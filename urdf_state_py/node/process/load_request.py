@@ -133,13 +133,13 @@ def _parameter(msg: Any, field_name: str) -> Parameter:
     """Return an rclpy Parameter from a message; a malformed one is refused, naming it."""
     try:
         return Parameter.from_parameter_msg(msg)
-    except Exception as err:  # noqa: BLE001 - rclpy raises ValueError, TypeError, ... for types
+    except Exception as err:  # rclpy raises ValueError, TypeError, ... for types
         raise LoadRefused(f"{field_name}: '{getattr(msg, 'name', '?')}' is not a valid "
                           f'parameter ({type(err).__name__}: {err})') from None
 
 
 def _check_untrusted(param: Parameter, specs: Mapping[str, ParamSpec]) -> None:
-    """The rules of trust (see the module docstring); raises LoadRefused."""
+    """Apply the rules of trust (see the module docstring); raise LoadRefused."""
     why = ('LoadNode is not trusted by this container (load_node.trusted is false): '
            'a description it brings is a run-time one')
     if param.name == 'description.runtime_xacro' and param.value != 'restricted':
@@ -149,7 +149,7 @@ def _check_untrusted(param: Parameter, specs: Mapping[str, ParamSpec]) -> None:
                           f'may read ({why})')
     if param.name in _LIMITS and param.value > specs[param.name].default:
         raise LoadRefused(f"parameter '{param.name}': {param.value!r} is above this "
-                          f'container\'s limit {specs[param.name].default!r} ({why})')
+                          f"container's limit {specs[param.name].default!r} ({why})")
 
 
 def _remap_args(rules: Sequence[str]) -> list[str]:

@@ -53,6 +53,8 @@ _DEFAULT_FILES = ('DEFAULT_FASTDDS_PROFILES.xml', 'DEFAULT_FASTRTPS_PROFILES.xml
 def lean_endpoints(environ: MutableMapping[str, str] | None = None,
                    fastdds_major: int | None = None) -> str:
     """
+    Point Fast DDS at :data:`PROFILE` where the module docstring allows.
+
     Point Fast DDS at :data:`PROFILE` in ``environ`` (default ``os.environ``) where the
     module docstring allows; returns what was done, for the log.
 
@@ -75,11 +77,13 @@ def lean_endpoints(environ: MutableMapping[str, str] | None = None,
     env[variable] = str(PROFILE)
     env['RMW_FASTRTPS_USE_QOS_FROM_XML'] = '1'
     return (f'Fast DDS endpoint histories allocated on use ({variable}={PROFILE}; '
-            f'{SWITCH}=off to keep rmw\'s preallocation)')
+            f"{SWITCH}=off to keep rmw's preallocation)")
 
 
 def _fastdds_major() -> int:
     """
+    Return the installed Fast DDS's major version.
+
     3 where Fast DDS 3 is installed (its ``share/fastdds``: Kilted and later), else 2
     (``share/fastrtps``: Humble, Jazzy), looked up in this Python's prefix (the PyPI
     wheels) and the sourced ROS 2 prefixes.

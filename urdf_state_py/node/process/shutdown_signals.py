@@ -134,7 +134,7 @@ def _cancel_quietly(cancel: Callable[[], None]) -> None:
     """Run ``cancel``; a failure there must not become an exception in whatever was interrupted."""
     try:
         cancel()
-    except Exception:  # noqa: BLE001, S110 - see above; the spin loop still ends the node
+    except Exception:  # see above; the spin loop still ends the node
         pass
 
 

@@ -57,6 +57,8 @@ class Ticker:
 
     def remove(self, job: Callable[[], None]) -> None:
         """
+        Stop running ``job``.
+
         Stop running ``job``; returns once a tick running it has ended (unless called
         from that tick).
         """
@@ -67,6 +69,8 @@ class Ticker:
 
     def settle(self) -> None:
         """
+        Wait for a tick in progress to end.
+
         Return once a tick in progress has ended (at once when called from that tick):
         after it, no job holds what its owner took away before the call.
         """
@@ -90,5 +94,5 @@ class Ticker:
                             continue
                     try:
                         job()
-                    except Exception:  # noqa: BLE001, S112 - see the module docstring
+                    except Exception:  # see the module docstring
                         continue

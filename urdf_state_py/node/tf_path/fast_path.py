@@ -42,7 +42,8 @@ one of the checks fails, :meth:`FastPath.update` returns None having changed
 nothing, and the caller runs the general path, which does the reporting. A
 joint beyond its limits thus takes the general path until it has been warned
 about (once per joint), then the fast path (H1_2's thumb mimic joints, beyond
-their own limits for much of their master's range). So the fast path never changes what is published or logged;
+their own limits for much of their master's range). So the fast path never changes what
+is published or logged;
 ``test_fast_path.py`` checks that its bytes are the general path's.
 
 Limits are the subtle part: the general path resolves the WHOLE state and
@@ -180,6 +181,8 @@ class FastPath:
     def __init__(self, merger: JointStateMerger, kinematics: Kinematics,
                  moving: MovingTransforms, warned: WarnOnce | None = None) -> None:
         """
+        Set up the fast path.
+
         ``warned``: the joints already warned about as clamped (shared with the
         general path's reporting; a fresh one when None).
         """
@@ -221,6 +224,8 @@ class FastPath:
 
     def resolved(self, clamped, ignore_limits: bool) -> list[str]:
         """
+        Return the clamped joints to warn about after a general-path resolve.
+
         After a general-path resolve of the whole state: the clamped joints to warn
         about now (first time each), and the fast path may run again (unless
         ``ignore_limits``) since nothing is left to report.
@@ -230,6 +235,8 @@ class FastPath:
 
     def installable(self, ignore_limits: bool) -> _Route | None:
         """
+        Return the route the native loop may serve, or None.
+
         Return the route of the last name list, when :meth:`update` would run it now (the
         native loop serves it then); its ``unwarned`` rows brought up to date.
         """
@@ -247,6 +254,8 @@ class FastPath:
 
     def _clipped(self, route: _Route, bounds) -> bool:
         """
+        Clip into ``route.w``; return False when the general path must run.
+
         Return the two-stage clip into ``route.w``; False when the general path must run
         (a non-finite value, or a joint clamped that was never warned about).
         """

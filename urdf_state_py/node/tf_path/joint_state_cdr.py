@@ -180,6 +180,8 @@ class JointStateReader:
     def read_all(self, data: bytes) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray,
                                              int, int]:
         """
+        Read the message with its velocity and effort arrays.
+
         ``(names, positions, velocities, efforts, sec, nanosec)``: :meth:`read` plus the
         velocity and effort arrays (for the several-sources path, which publishes them).
 
@@ -205,7 +207,8 @@ class JointStateReader:
             raise MalformedJointState(
                 'oversized', f'{count} names, more than the {self.max_names} this model accepts')
 
-    def _read_names(self, data: bytes, encapsulation: tuple[str, int]) -> tuple[tuple[str, ...], int]:
+    def _read_names(self, data: bytes,
+                    encapsulation: tuple[str, int]) -> tuple[tuple[str, ...], int]:
         """Full decode of frame_id and names; remembers the section for the next message."""
         uint32 = _UINT32[encapsulation[0]]
         size = len(data)

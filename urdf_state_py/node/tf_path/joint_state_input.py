@@ -79,6 +79,8 @@ class JointStateInput:
                  guard: CallbackGuard, health: Health, *, hot_path: bool | None = None,
                  subscribe: bool = True) -> None:
         """
+        Set up the joint state input.
+
         ``subscribe``: False with ``source_list`` (see sources.py: the node then reads
         the listed topics, and publishes on joint_states rather than reading it).
         """
@@ -120,6 +122,8 @@ class JointStateInput:
     def thread_for(self, routes, what: str = 'joint_states', planned: bool = True
                    ) -> HotPath | None:
         """
+        Return the thread serving ``routes``, or None: the executor serves them.
+
         Return the thread serving ``routes`` (rclpy subscriptions and their handlers) -- the
         extension's loop, with its plans where they may run -- or None: the executor
         serves them; having said which and why.
@@ -146,7 +150,7 @@ class JointStateInput:
             try:
                 hot = HotPath.attach(node, native.module, routes, self.errors,
                                      tf_publisher=self._tf_pub, sync=sync, on_ended=ended)
-            except Exception as exc:  # noqa: BLE001 - the executor serves rclpy's subscription
+            except Exception as exc:  # the executor serves rclpy's subscription
                 why_not = f'the native extension could not subscribe: {exc}'
             else:
                 if sync is not None:
@@ -202,7 +206,7 @@ class JointStateInput:
                 self._on_fields(loaded, cfg, names, positions, sec, nanosec, now_ns)
             except MalformedJointState as err:
                 self._guard.report(self._topic, err.reason, str(err))
-            except Exception as err:  # noqa: BLE001 - no message may end the node
+            except Exception as err:  # no message may end the node
                 self._guard.report(self._topic, INTERNAL_ERROR, f'{type(err).__name__}: {err}')
 
     def _on_fields(self, loaded, cfg: Mapping[str, Any], names, positions, sec: int,

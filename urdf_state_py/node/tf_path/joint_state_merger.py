@@ -188,6 +188,8 @@ class JointStateMerger:
     @property
     def received_generation(self) -> int:
         """
+        Return how many times a joint received its first value.
+
         How many times a joint received its first value: one int, so a reader without
         the JointState lock (the /diagnostics quiet key) sees the pending set change
         without iterating a set that a JointState may be growing.
@@ -215,6 +217,8 @@ class JointStateMerger:
 
     def adopt(self, old: 'JointStateMerger') -> None:
         """
+        Take over the values ``old`` received.
+
         Take over the values ``old`` received (a settings change rebuilt the model):
         joints of both that are not mimic joints here keep their value; the rest stay
         at their (new) defaults. Call it where no JointState can change ``old`` (under
@@ -381,6 +385,8 @@ class JointStateMerger:
 
     def next_stale_ns(self, now_ns: int, timeout_ns: int) -> int | None:
         """
+        Return when :meth:`stale_joints` next changes with time alone.
+
         When :meth:`stale_joints` next changes with time alone (no value arriving): the
         first instant a joint that is fresh now counts as stale; None when none is fresh.
         """

@@ -91,6 +91,8 @@ class PausingLock:
 
     def detach(self) -> None:
         """
+        Turn into a plain lock: the loop of :attr:`sync` has ended.
+
         A plain lock from now on: the loop of :attr:`sync` has ended (what it changed
         is pulled in, and it keeps no plan).
         """
@@ -102,6 +104,8 @@ class PausingLock:
 
 def plan_of(module: ModuleType, fast, merger, ignore_limits: bool):
     """
+    Return the native plan of ``fast``'s last route, or None.
+
     ``(route, plan)``: the native plan of ``fast``'s last route; None when the fast
     path would not run it (the loop then hands every message over).
 
@@ -141,6 +145,8 @@ _PROBES = 256
 
 def _rounding_probe(route) -> dict[str, np.ndarray]:
     """
+    Probe the rounding of the route's own numpy call.
+
     Numpy's ``Re(phase * basis)`` for random unit phases, computed by the route's own
     call: numpy's SIMD loops fuse the multiply-add where the CPU has FMA (and maybe only
     for some elements), so the plan learns, per element, which rounding to reproduce.
@@ -184,7 +190,7 @@ class LoopSync:
 
     @property
     def installed(self) -> bool:
-        """Return a plan is installed (the loop serves the messages it fits)."""
+        """Return whether a plan is in place (the loop serves the messages it fits)."""
         return self._installed is not None
 
     def pause(self) -> None:
@@ -248,12 +254,14 @@ class LoopSync:
                                   int(merger.throttle._writes), route.marked, bool(fast.clean))
                 self._installed = (fast, route, merger)
                 return
-        except Exception as exc:  # noqa: BLE001 - no plan then: Python serves every message
+        except Exception as exc:  # no plan then: Python serves every message
             self._errors.record(exc)
         self.loop.install(None, 0, 0, None, False)   # (a refused install has dropped the old)
 
     def activity(self) -> int:
         """
+        Return a count of what the loop has seen.
+
         Messages, events and failures the loop has seen (any thread, without a pause):
         unchanged, the loop has changed nothing there is to pull.
         """
@@ -261,6 +269,8 @@ class LoopSync:
 
     def counts(self) -> dict[str, int]:
         """
+        Return the loop's counters.
+
         Return the loop's counters (call under the lock): messages handed to Python by reason,
         and ``served`` (by the plan), ``errors`` (rcl take/clock/publish), ``retries``
         (failed waits).

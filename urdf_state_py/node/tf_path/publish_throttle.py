@@ -109,6 +109,8 @@ class PublishThrottle:
     def check_quiet(self, stamp_ns: int, indices: np.ndarray, now_ns: int,
                     marked: tuple[int, int] | None = None) -> bool | None:
         """
+        Run :meth:`check` for the common case, without its warnings.
+
         :meth:`check` for the common case, without its warnings: None (and nothing
         changed) when :meth:`check` would warn, else whether to publish.
 

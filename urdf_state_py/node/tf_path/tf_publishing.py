@@ -124,6 +124,8 @@ class _Serialized:
 
     def __init__(self, data: bytes, numbers: np.ndarray, stamps: np.ndarray) -> None:
         """
+        Hold a serialised template and the byte offsets to patch.
+
         ``data``: the template; ``numbers``: (n, 7) byte offsets of x y z qx qy qz qw;
         ``stamps``: (n,) byte offsets of each transform's stamp (sec, then nanosec).
         """
@@ -141,7 +143,7 @@ class _Serialized:
 
     def views(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """
-        What a caller needs to write an update itself (the node's fused path).
+        Return what a caller needs to write an update itself (the node's fused path).
 
         ``(doubles, rotation_at, words, stamp_at, message)``: write the rotations
         as ``doubles[rotation_at] = (n, 4) values`` and the stamps as
@@ -228,7 +230,7 @@ class _Preallocated:
         self.serialized: _Serialized | None | bool = False  # False: not tried yet
 
     def template(self) -> _Serialized | None:
-        """The serialised form of :attr:`message` (built on first use; None: not possible)."""
+        """Return the serialised :attr:`message` (built on first use; None: not possible)."""
         if self.serialized is False:
             self.serialized = _Serialized.build(self)
         return self.serialized

@@ -54,12 +54,13 @@ import time
 from . import trees
 from .common import header_line, log, loopback_env, machine_info, table
 
-FULL = dict(fk_trials=7, fk_trial_s=0.05, e2e_trials=3, e2e_duration=1.5, mem_seconds=60.0,
-            rates=[100, 250, 500, 1000, 2000, 4000, 0], executors=['single', 'events'],
-            user_runs=3, user_seconds=12.0, flood_seconds=20.0)
-QUICK = dict(fk_trials=3, fk_trial_s=0.03, e2e_trials=2, e2e_duration=0.75, mem_seconds=10.0,
-             rates=[100, 1000, 4000, 0], executors=['single', 'events'],
-             user_runs=1, user_seconds=3.0, flood_seconds=5.0)
+FULL = {'fk_trials': 7, 'fk_trial_s': 0.05, 'e2e_trials': 3, 'e2e_duration': 1.5,
+        'mem_seconds': 60.0, 'rates': [100, 250, 500, 1000, 2000, 4000, 0],
+        'executors': ['single', 'events'], 'user_runs': 3, 'user_seconds': 12.0,
+        'flood_seconds': 20.0}
+QUICK = {'fk_trials': 3, 'fk_trial_s': 0.03, 'e2e_trials': 2, 'e2e_duration': 0.75,
+         'mem_seconds': 10.0, 'rates': [100, 1000, 4000, 0], 'executors': ['single', 'events'],
+         'user_runs': 1, 'user_seconds': 3.0, 'flood_seconds': 5.0}
 
 TARGETS = {
     'talos_cpu_default': 250.0,   # µs per update, default executor (SingleThreadedExecutor)
@@ -79,8 +80,8 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(prog='python -m urdf_state_py.tools.bench', description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--quick', action='store_true', help='shorter run (< 2 min)')
-    ap.add_argument('--only', action='append', choices=('fk', 'e2e', 'mem', 'user', 'sources', 'flood',
-                                                        'container'),
+    ap.add_argument('--only', action='append',
+                    choices=('fk', 'e2e', 'mem', 'user', 'sources', 'flood', 'container'),
                     help='run only this section (repeatable)')
     ap.add_argument('--robots', nargs='+', metavar='ROBOT',
                     help='robots for every selected section: talos, h1_2, panda, anymal, romeo, '
@@ -143,7 +144,8 @@ def _step_at(session, rate):
 
 def targets(results: dict) -> list[list]:
     rows = []
-    sessions = results.get('e2e', {}).get('sessions', []) + results.get('mem', {}).get('sessions', [])
+    sessions = (results.get('e2e', {}).get('sessions', [])
+                + results.get('mem', {}).get('sessions', []))
 
     def session(robot, executor):
         return next((s for s in sessions if s['robot'] == robot and s['executor'] == executor
@@ -168,7 +170,8 @@ def targets(results: dict) -> list[list]:
     for sess in sessions:
         if sess['robot'] == 'tree1000':
             if sess.get('steps'):
-                value, where = sess['steps'][0].get('cpu_us'), f"e2e {sess['steps'][0]['rate']:g} Hz"
+                step = sess['steps'][0]
+                value, where = step.get('cpu_us'), f"e2e {step['rate']:g} Hz"
             elif sess.get('mem_window'):
                 value, where = sess['mem_window'].get('cpu_us'), 'memory run, 1 kHz in'
             break
@@ -243,7 +246,7 @@ def main(argv=None) -> int:
                         env, log_dir,
                         profile_s=args.py_spy if (i == 0 and first) else 0.0,
                         mem_rate=1000.0, mem_duration=cfg['mem_seconds'] if with_mem else 0.0)
-                except Exception as exc:  # noqa: BLE001 - report and go on
+                except Exception as exc:  # report and go on
                     log(f'e2e {robot.name}/{executor} failed: {type(exc).__name__}: {exc}')
                     sess = {'robot': robot.name, 'executor': executor, 'steps': [],
                             'error': f'{type(exc).__name__}: {exc}'}
@@ -255,7 +258,7 @@ def main(argv=None) -> int:
                 try:
                     floors.append(e2e.run_floor(robot, cfg['rates'], cfg['e2e_trials'],
                                                 cfg['e2e_duration'], env, log_dir))
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     log(f'floor {robot.name} failed: {type(exc).__name__}: {exc}')
         for robot in mem_robots:
             if robot.name in mem_done:
@@ -264,14 +267,14 @@ def main(argv=None) -> int:
                 mem_sessions.append(e2e.run_node_session(
                     robot, 'auto', [], 1, 0.0, env, log_dir, mem_rate=1000.0,
                     mem_duration=cfg['mem_seconds']))
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 log(f'mem {robot.name} failed: {type(exc).__name__}: {exc}')
         prof = None
         if args.profile and e2e_robots:
             try:
                 prof = e2e.run_cprofile(e2e_robots[0], args.profile, env, log_dir,
                                         executor=args.profile_executor)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 log(f'profile failed: {type(exc).__name__}: {exc}')
         if sessions:
             e2e.print_tables(sessions, floors, cfg['e2e_trials'], cfg['e2e_duration'])

@@ -67,7 +67,7 @@ def start_container(env: dict, log_dir: Path, tag: str) -> tuple[Proc, Proc]:
 
 
 def load(loader: Proc, robots: list[dict]) -> list[float]:
-    """LoadNode each of ``robots`` (namespace, parameters); the answer times [s]."""
+    """Send LoadNode for each of ``robots`` (namespace, parameters); the answer times [s]."""
     loader.send(cmd='load', robots=robots)
     event = loader.wait_event('loaded', 120.0 + 30.0 * len(robots))
     if event.get('error'):
@@ -81,7 +81,7 @@ def rss_with_children(proc: Proc) -> int:
     for child in proc.ps.children(recursive=True):
         try:
             total += child.memory_info().rss
-        except Exception:  # noqa: BLE001 - a child that just ended
+        except Exception:  # a child that just ended
             pass
     return total
 
@@ -96,6 +96,8 @@ def idle_cpu_ms(proc: Proc, window_s: float) -> float:
 def memory(fleet: list, count: int, idle_s: float, standalone, env: dict,
            log_dir: Path) -> dict:
     """
+    Measure the container and the standalone node.
+
     Container RSS with 1 and with ``count`` robots (``fleet`` taken in turn), idle CPU,
     load times, and the standalone node's RSS and idle CPU with ``standalone`` (see the
     module).
@@ -151,6 +153,8 @@ def container_run(robot, robots: int, rate: float, duration: float, warmup: floa
 def cpu(robot, robots: int, rate: float, runs: int, duration: float, warmup: float,
         env: dict, log_dir: Path, floor: bool) -> dict:
     """
+    Measure the container beside the standalone node, interleaved.
+
     Medians over ``runs`` interleaved runs of the container, the standalone node and
     (``floor``) the C floor, at ``rate`` Hz in all.
     """

@@ -56,6 +56,8 @@ SMALL = """<robot name="small"><link name="l0"/><link name="l1"/>
 
 def big_urdf(n_links: int) -> str:
     """
+    Return a binary tree of ``n_links`` links.
+
     Return a binary tree of ``n_links`` links (~500 bytes each: inertial and mesh visual);
     the root joint is ``q`` as in :data:`SMALL`, so /tf goes on across the swap.
     """
@@ -215,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         node.wait(timeout=10.0)
         os.unlink(params.name)
     print(f'description: {len(big.encode()) / 1e6:.1f} MB, {args.links} links; JointStates at '
-          f'{args.rate:g} Hz; {args.trials} trials (medians; max over trials in brackets); node RSS at start '
+          f'{args.rate:g} Hz; {args.trials} trials (medians; max over trials in brackets); '
+          'node RSS at start '
           f'(small model, under load): {start_rss:.1f} MB')
     print_medians(rows, (('load_s', 'SetParameters round trip (load) [s]'),
                          ('tf_gap_s', 'longest /tf gap during the load [s]'),

@@ -66,6 +66,7 @@ def emit(**event) -> None:
 
 
 class JointStateSource:
+
     def __init__(self, spec: dict, seed: int = 7):
         from sensor_msgs.msg import JointState
         self.msg = JointState()
@@ -82,7 +83,7 @@ class JointStateSource:
         self.noise = self.rng.standard_normal((1024, len(lo))) * self.step
         self.k = 0
 
-    def next(self, stamp_ns: int):
+    def next(self, stamp_ns: int):  # noqa: A003 - a method; the builtin stays reachable
         q = self.q + self.noise[self.k & 1023]
         self.k += 1
         np.clip(q, self.lo, self.hi, out=q)
@@ -95,6 +96,8 @@ class JointStateSource:
 
 class RawJointStateSource:
     """
+    One JointState serialised once; per message only its stamp is patched.
+
     One JointState serialised once; per message only its stamp is patched (floods:
     the cheapest publisher, so that a few processes reach tens of thousands per second).
     """
@@ -107,7 +110,7 @@ class RawJointStateSource:
         self.template = bytearray(serialize_message(msg))
         self.pack = struct.Struct('<iI').pack_into  # header.stamp right after the CDR header
 
-    def next(self, stamp_ns: int):
+    def next(self, stamp_ns: int):  # noqa: A003 - a method; the builtin stays reachable
         self.pack(self.template, 4, *divmod(stamp_ns, 1_000_000_000))
         return bytes(self.template)
 
@@ -147,7 +150,7 @@ class RawTfSource:
             serialize_message(inner.next(time.time_ns()))
         self.msg_build_us = (time.perf_counter() - t0) / n * 1e6
 
-    def next(self, stamp_ns: int):
+    def next(self, stamp_ns: int):  # noqa: A003 - a method; the builtin stays reachable
         buf = bytearray(self.template)
         sec, nsec = divmod(stamp_ns, 1_000_000_000)
         pack = self.pack
@@ -157,6 +160,7 @@ class RawTfSource:
 
 
 class TfSource:
+
     def __init__(self, spec: dict, seed: int = 7):
         from geometry_msgs.msg import TransformStamped
         from tf2_msgs.msg import TFMessage
@@ -174,7 +178,7 @@ class TfSource:
         self.values = [(rng.standard_normal((n, 3)).tolist(), quat[i].tolist()) for i in range(16)]
         self.k = 0
 
-    def next(self, stamp_ns: int):
+    def next(self, stamp_ns: int):  # noqa: A003 - a method; the builtin stays reachable
         xyz, xyzw = self.values[self.k & 15]
         self.k += 1
         sec, nsec = divmod(stamp_ns, 1_000_000_000)
@@ -231,7 +235,7 @@ def run_rate(pub, source, rate: float, duration: float, odd_stamps: bool = False
         k += 1
         try:
             publish(nxt(stamp))
-        except Exception:  # noqa: BLE001 - RCLError: the reliable writer stayed blocked
+        except Exception:  # RCLError: the reliable writer stayed blocked
             refused += 1   # (a flooded reader pushes back; Fast DDS 3 then fails the write)
             continue
         if t_first is None:

@@ -275,7 +275,7 @@ def run_node_session(robot, executor: str, rates: list[float], trials: int, dura
 def run_cprofile(robot, seconds: float, env: dict, log_dir: Path, top: int = 14,
                  executor: str = 'single') -> dict:
     """
-    The node (its real main, ``executor`` as in :data:`procs.EXECUTORS`) under cProfile at 1 kHz.
+    Profile the node (its real main, ``executor``: :data:`procs.EXECUTORS`) at 1 kHz.
 
     cProfile times the spinning thread's CPU (``time.thread_time``); it inflates
     code that makes many Python calls (the executor's wait-set rebuild most), so
@@ -377,8 +377,8 @@ def print_tables(sessions: list[dict], floors: list[dict], trials: int, duration
     table(['robot', 'executor', 'rate', 'in Hz', 'out Hz', 'in', 'out', 'dropped', 'cpu µs/upd',
            'node cpu%', 'lat p50', 'lat p99', 'floor p50', 'floor p99', 'floor drop',
            'floor pub µs', 'sink cpu%'], rows,
-          title=f'\n== End to end: JointState -> node -> /tf (median of {trials} x {duration:g} s; '
-                'in/out/dropped summed; latency µs) ==')
+          title=f'\n== End to end: JointState -> node -> /tf (median of {trials} x '
+                f'{duration:g} s; in/out/dropped summed; latency µs) ==')
     print('   cpu µs/upd = node user+sys CPU (all threads) over the window / TF messages out; '
           'floor = same sink fed pre-serialised\n   TFMessages of the same size, no FK; '
           'floor pub µs = CPU per message of that publisher (incl. its rate-pinning sleeps)')
@@ -427,6 +427,7 @@ def print_mem(sessions: list[dict], duration: float) -> None:
                      m['received'], m['dropped'], m['out_hz'], m.get('cpu_us'), stable])
     table(['robot', 'RSS loaded MB', 'RSS start', f'RSS +{duration:g}s', 'delta MB',
            '2nd half MB', 'max', 'in', 'out', 'dropped', 'out Hz', 'cpu µs/upd', 'verdict'], rows,
-          title=f'\n== Memory: node RSS after loading, then {duration:g} s of JointState at 1 kHz ==')
+          title=f'\n== Memory: node RSS after loading, then {duration:g} s of JointState '
+                'at 1 kHz ==')
     print('   stable = growth <= max(1 MB, 1 %) over the window; step, flat = more than that, '
           'but flat over the second half')

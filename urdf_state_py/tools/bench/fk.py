@@ -83,6 +83,7 @@ class PinocchioTooBig(Exception):
 
 
 class Pinocchio:
+
     def __init__(self, urdf: str):
         with quiet_stderr():
             import pinocchio as pin
@@ -140,7 +141,7 @@ def bench_robot(robot: Robot, trials: int, trial_s: float, batch: int = BATCH,
     res['joints'] = len(naive.joints)
     try:
         proj = Project(robot.urdf)
-    except Exception as exc:  # noqa: BLE001 - one broken robot must not end the run
+    except Exception as exc:  # one broken robot must not end the run
         log(f'fk {robot.name}: project kinematics unavailable: {type(exc).__name__}: {exc}')
         proj = None
         res['project_error'] = f'{type(exc).__name__}: {exc}'
@@ -172,7 +173,7 @@ def bench_robot(robot: Robot, trials: int, trial_s: float, batch: int = BATCH,
             full = dict(zip(names, np.asarray(q_eff).tolist()))
             naive_poses = naive.link_poses(full, mimic=False)
             qp_check = pinm.q_from(full) if pinm is not None else None
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             res['project_error'] = f'{type(exc).__name__}: {exc}'
             qp_check = qp
     else:
@@ -186,7 +187,7 @@ def bench_robot(robot: Robot, trials: int, trial_s: float, batch: int = BATCH,
         try:
             poses = np.asarray(proj.poses(q))
             res['err_project'] = _max_err(dict(zip(proj.link_names, poses)), naive_poses)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             res['project_error'] = f'{type(exc).__name__}: {exc}'
         fns['poses'] = lambda: proj.poses(q)
         fns['hot'] = lambda: proj.hot(q)
@@ -232,6 +233,8 @@ def err(x):
 
 def _extrapolate_pin(results: list[dict]) -> None:
     """
+    Estimate pinocchio where it was skipped.
+
     Where pinocchio was skipped, estimate it from the largest measured generated tree
     (pinocchio's FK is linear in the joints); ratios against the estimate get a '~'.
     """
@@ -266,7 +269,8 @@ def print_tables(results: list[dict], trials: int) -> dict:
         if est is not None:
             notes.append(f"{r['robot']}: {r['pin_skipped']}; ~ = estimated from "
                          f"{r['pin_estimated_from']} per joint")
-        rows.append([r['robot'], r['links'], r.get('variables'), us(r.get('poses')), us(r.get('hot')),
+        rows.append([r['robot'], r['links'], r.get('variables'), us(r.get('poses')),
+                     us(r.get('hot')),
                      us(r.get('poses_batch')), us(r.get('hot_batch')), r.get('batch'),
                      pin_cell, us(r.get('pin_fk')), us(r.get('naive')),
                      rat('hot'), rat('poses'), rat('hot_batch'), rat('naive'),

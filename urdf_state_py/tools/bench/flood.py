@@ -13,16 +13,16 @@
 # limitations under the License.
 
 """
-A flood of JointStates: does the node stay responsive, bounded and quick to recover?
+A flood of JointStates: whether the node stays responsive, bounded and quick to recover.
 
-Several driver processes publish one pre-serialised JointState (stamp patched)
-at a high total rate (default 24,000 per second; 0: as fast as they can, which
-here reaches ~160,000 per second and then measures Fast DDS's own receive
-queue more than the node) for a few seconds, while this process asks the node for a parameter (GetParameters, what
-``ros2 param get`` calls) again and again, a sink counts /tf, and the node's RSS
-is sampled. Reported: the input rate, /tf out during the flood, the parameter
-answer times (during, and the first ones after), timeouts, RSS start/max/end
-and its slope, and how long after the flood a parameter answer is prompt again.
+Several driver processes publish one pre-serialised JointState (stamp patched) at a high
+total rate (default 24,000 per second; 0: as fast as they can, which here reaches ~160,000
+per second and then measures Fast DDS's own receive queue more than the node) for a few
+seconds, while this process asks the node for a parameter (GetParameters, what
+``ros2 param get`` calls) again and again, a sink counts /tf, and the node's RSS is sampled.
+Reported: the input rate, /tf out during the flood, the parameter answer times (during, and
+the first ones after), timeouts, RSS start/max/end and its slope, and how long after the
+flood a parameter answer is prompt again.
 
 Measured before the hot path and the parameter thread (EventsExecutor; docs/benchmarks.md,
 ``--only flood``): answers climbing to 10 s timeouts, RSS +2-2.7 MB/s, answers 29-55 s
@@ -84,6 +84,8 @@ def run_flood(urdf: str, executor: str, env: dict, log_dir: Path, seconds: float
               publishers: int = 3, rate: float = 24000.0, after: float = 5.0,
               timeout: float = 10.0, tag: str = 'flood') -> dict:
     """
+    Run one flood against a fresh node.
+
     One flood against a fresh node (``executor`` as :func:`procs.start_node`);
     ``rate``: JointStates per second, all publishers together (0: flat out).
     """
@@ -197,6 +199,7 @@ def print_table(results: list[dict]) -> None:
           title=f'\n== Flood: {seconds:g} s of JointStates from several publishers ('
                 f"{results[0]['rate'] if results else 0:g}/s together, 0: flat out); "
                 'GetParameters asked all along ==')
-    print(f'   recovery s = after the flood, until a parameter answer within {PROMPT_S * 1e3:g} ms;'
+    print('   recovery s = after the flood, until a parameter answer within '
+          f'{PROMPT_S * 1e3:g} ms;'
           ' MB/s = RSS slope over the second half of the flood;\n   /tf after = /tf messages '
           'from 0.5 s after the flood on (a backlog being worked off)')

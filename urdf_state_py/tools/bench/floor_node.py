@@ -80,6 +80,7 @@ def _floor_node(spec: dict, c_floor: bool = False):
     from urdf_state_py.node.tf_path.hot_path import HotPath, MessageErrors
 
     class FloorNode(Node):
+
         def __init__(self) -> None:
             super().__init__('urdf_state_floor')
             tf = RawTfSource(spec)

@@ -40,7 +40,9 @@ def _quiet_urdf_parser():
 
 def _rpy_matrix(rpy) -> np.ndarray:
     r, p, y = rpy
-    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
+    cr, sr = math.cos(r), math.sin(r)
+    cp, sp = math.cos(p), math.sin(p)
+    cy, sy = math.cos(y), math.sin(y)
     return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
                      [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
                      [-sp, cp * sr, cp * cr]])
@@ -67,7 +69,7 @@ class NaiveFK:
         self.note = ''
         try:
             robot = URDF.from_xml_string(urdf)
-        except Exception:  # noqa: BLE001 - e.g. h1_2: <material> without a name
+        except Exception:  # e.g. h1_2: <material> without a name
             robot = URDF.from_xml_string(_kinematic_only(urdf))
             self.note = 'geometry stripped for urdf_parser_py'
         self.root = robot.get_root()
@@ -82,8 +84,9 @@ class NaiveFK:
             norm = np.linalg.norm(axis)
             if norm > 0:
                 axis = axis / norm
-            mimic = (joint.mimic.joint, joint.mimic.multiplier if joint.mimic.multiplier is not None
-                     else 1.0, joint.mimic.offset or 0.0) if joint.mimic is not None else None
+            mimic = (joint.mimic.joint,
+                     joint.mimic.multiplier if joint.mimic.multiplier is not None else 1.0,
+                     joint.mimic.offset or 0.0) if joint.mimic is not None else None
             self.joints.append((joint.name, joint.type, joint.parent, joint.child, origin, axis,
                                 mimic))
         self.active = [j[0] for j in self.joints

@@ -70,7 +70,8 @@ class Proc:
             self.popen.stdin.write(json.dumps(cmd) + '\n')
             self.popen.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
-            raise ProcError(f'{self.name}: cannot send {cmd} ({exc}); see {self.log_path}') from exc
+            raise ProcError(
+                f'{self.name}: cannot send {cmd} ({exc}); see {self.log_path}') from exc
 
     def wait_event(self, name: str, timeout: float) -> dict:
         deadline = time.monotonic() + timeout
@@ -194,6 +195,8 @@ PYTHON_HOT_PATH = ('pyhot',)
 def start_node(urdf: str, executor: str, env: dict, log_dir: Path, tag: str,
                command: list[str] | None = None, extra: dict | None = None) -> Proc:
     """
+    Start the project's node through its real entry point.
+
     Return the project's node through its real entry point, ``python -m urdf_state_py.node``
     (or ``command``, e.g. the script ``ros2 run`` runs), with ``URDF_STATE_EXECUTOR``
     set from ``executor`` (see :data:`EXECUTORS`; ``pyhot``: the default executor with
@@ -229,5 +232,6 @@ def start_sink(env: dict, log_dir: Path, tag: str, executor: str = 'events') -> 
 def start_driver(spec: dict, env: dict, log_dir: Path, tag: str) -> Proc:
     path = log_dir / f'driver_{tag}.json'
     path.write_text(json.dumps(spec), encoding='utf-8')
-    return Proc(f'driver_{tag}', [sys.executable, '-m', 'urdf_state_py.tools.bench.driver', str(path)],
+    return Proc(f'driver_{tag}',
+                [sys.executable, '-m', 'urdf_state_py.tools.bench.driver', str(path)],
                 env, log_dir)

@@ -46,7 +46,8 @@ import time
 
 from .common import command_lines
 
-_HEAD = struct.Struct('<Iii')  # sequence length, first stamp sec, nanosec (after 4-byte CDR header)
+# sequence length, first stamp sec, nanosec (after the 4-byte CDR header)
+_HEAD = struct.Struct('<Iii')
 
 
 def emit(**event) -> None:
@@ -55,6 +56,7 @@ def emit(**event) -> None:
 
 
 class Recorder:
+
     def __init__(self) -> None:
         self.items: list[tuple[int, bytes]] = []
         self.lock = threading.Lock()
@@ -81,7 +83,8 @@ def _stats(items, since_ns: int | None, until_ns: int | None, window_ns=None) ->
         if n == 0:
             continue
         stamp = sec * 1_000_000_000 + nsec
-        if (since_ns is not None and stamp < since_ns) or (until_ns is not None and stamp > until_ns):
+        if (since_ns is not None and stamp < since_ns) or \
+                (until_ns is not None and stamp > until_ns):
             outside += 1
             continue
         stamps.add(stamp)
@@ -144,7 +147,7 @@ def main(argv=None) -> int:
             # wake the executor
             try:
                 executor.wake() if hasattr(executor, 'wake') else None
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
 
     thread = threading.Thread(target=control, daemon=True)

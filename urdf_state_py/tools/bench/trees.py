@@ -59,7 +59,7 @@ TREE_SEED = 20240611
 
 
 def robots_dir(override: str | os.PathLike | None = None) -> Path:
-    """The shared corpus: ``override``, else ``$URDF_STATE_ROBOTS``, else ``<work>/shared/robots``."""
+    """Return the shared corpus: ``override``, ``$URDF_STATE_ROBOTS``, ``<work>/shared/robots``."""
     if override:
         return Path(override)
     env = os.environ.get('URDF_STATE_ROBOTS')
@@ -83,18 +83,21 @@ def resolve_robot(spec: str, corpus: Path) -> Robot:
     if key in CORPUS:
         path = corpus / CORPUS[key]
         if not path.is_file():
-            raise FileNotFoundError(f'{key}: {path} not found (set --robots-dir or URDF_STATE_ROBOTS)')
+            raise FileNotFoundError(
+                f'{key}: {path} not found (set --robots-dir or URDF_STATE_ROBOTS)')
         return Robot(key, path.read_text(encoding='utf-8'), CORPUS[key])
     if key == 'romeo':
         return Robot('romeo~60', humanoid_urdf(), 'generated humanoid (~60 links)')
     for prefix in ('tree:', 'tree'):
         if key.startswith(prefix) and key[len(prefix):].isdigit():
             n = int(key[len(prefix):])
-            return Robot(f'tree{n}', random_tree_urdf(n), f'generated random tree, seed {TREE_SEED}')
+            return Robot(f'tree{n}', random_tree_urdf(n),
+                         f'generated random tree, seed {TREE_SEED}')
     path = Path(key)
     if path.is_file():
         return Robot(path.stem, path.read_text(encoding='utf-8'), str(path))
-    raise FileNotFoundError(f'unknown robot {spec!r} (aliases: {", ".join(CORPUS)}, romeo, tree:N, or a path)')
+    raise FileNotFoundError(
+        f'unknown robot {spec!r} (aliases: {", ".join(CORPUS)}, romeo, tree:N, or a path)')
 
 
 # --------------------------------------------------------------------- URDF text

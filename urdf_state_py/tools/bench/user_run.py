@@ -55,7 +55,7 @@ from .procs import Proc, ProcError, start_driver, start_node, start_sink, stop_c
 
 
 def ros2_run_command(executable: str = 'urdf_state') -> list[str] | None:
-    """What ``ros2 run urdf_state_py <executable>`` executes here, or None (not installed)."""
+    """Return what ``ros2 run urdf_state_py <executable>`` executes here, or None."""
     for base in {sys.prefix, sysconfig.get_config_var('prefix') or sys.prefix}:
         script = Path(base) / 'lib' / 'urdf_state_py' / executable
         if script.is_file():
@@ -73,6 +73,8 @@ def proc_stat_cpu_s(pid: int) -> float:
 
 def start_floor(tf_spec: dict, env: dict, log_dir: Path, tag: str, c_floor: bool = False) -> Proc:
     """
+    Start :mod:`.floor_node` for the robot of ``tf_spec``.
+
     :mod:`.floor_node` for the robot of ``tf_spec`` (stopped with SIGINT, as the node);
     ``c_floor``: its C loop (executor ``cfloor``).
     """
@@ -131,6 +133,8 @@ def one_run(robot, executor: str, rate: float, duration: float, warmup: float, e
 def measure(node: Proc, sink: Proc, drivers: list[Proc], rate: float, duration: float,
             warmup: float) -> dict:
     """
+    Run one warm-up and one measured window; return the figures of the window.
+
     One warm-up and one measured window of ``drivers`` (``rate`` Hz in all) feeding
     ``node`` (a process serving /tf), ``sink`` recording; the figures of the window.
     """
@@ -214,7 +218,8 @@ def print_table(results: list[dict], runs: int, duration: float, warmup: float,
                 loadavg: tuple[str, str] | None = None) -> None:
     rows = [[r['robot'], r['executor'], rate_label(r['rate']), r['in_hz'], r['out_hz'],
              r['cpu_us'], c_floor_ratio(results, r, 'cpu_us'),
-             c_floor_ratio(results, r, 'lat_p99_us'), ' / '.join(f'{c:.0f}' for c in r['cpu_runs']),
+             c_floor_ratio(results, r, 'lat_p99_us'),
+             ' / '.join(f'{c:.0f}' for c in r['cpu_runs']),
              r['cpu_live_threads_us'], r['lat_p50_us'], r['lat_p99_us'], r['lost'], r['sent'],
              r['rss_mb']]
             for r in results]
@@ -225,7 +230,7 @@ def print_table(results: list[dict], runs: int, duration: float, warmup: float,
                 f'runs, {duration:g} s after {warmup:g} s warm-up, fresh processes each) ==')
     print('   cpu µs/upd = utime+stime of the node process (/proc/PID/stat, every thread '
           'incl. exited ones) / /tf messages in the window;\n   live-thr µs = the same from '
-          'the schedstat of the threads alive at both ends (the old benchmark\'s method); '
+          "the schedstat of the threads alive at both ends (the old benchmark's method); "
           'latency µs over the window')
     if loadavg:
         print(f'   /proc/loadavg before: {loadavg[0]}; after: {loadavg[1]}')
@@ -233,6 +238,8 @@ def print_table(results: list[dict], runs: int, duration: float, warmup: float,
 
 def print_sources_table(single: list[dict], merged: list[dict]) -> None:
     """
+    Print node CPU per update with one source beside N sources.
+
     Node CPU per update with one source (joint_states) beside N sources (source_list,
     /joint_states published too), same robot, executor and input rate.
     """
@@ -258,6 +265,8 @@ H1_2_VS_TALOS = 1.1
 
 def floor_targets(results: list[dict], rate: float) -> list[list[str]]:
     """
+    Return the floor target rows from this run's own figures.
+
     ``[target, limit, measured, PASS|FAIL]`` rows from this run's own figures: TALOS
     against the C floor measured beside it (CPU per update and p99 latency at ``rate``,
     the highest rate from the flat-out runs), nothing lost, H1_2 against TALOS. A row

@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The demo: the bundled robot swept live through the node and shown as a TF tree in the terminal."""
+"""The demo: the bundled robot swept live through the node, shown as a TF tree in a terminal."""
 
 from .demo import main
 

@@ -30,7 +30,7 @@ class UrdfCommand:
 
     def add_arguments(self, parser: argparse.ArgumentParser, cli_name: str) -> None:
         """Add the verbs, loading only the one named on the command line (ros2cli's way)."""
-        from ros2cli.command import add_subparsers_on_demand  # noqa: PLC0415 - ros2cli calls us
+        from ros2cli.command import add_subparsers_on_demand  # ros2cli calls us
 
         self._subparser = parser
         add_subparsers_on_demand(parser, cli_name, '_verb', VERB_GROUP, required=False)

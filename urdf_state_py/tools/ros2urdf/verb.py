@@ -41,7 +41,7 @@ class VerbExtension:
     command: Command
 
     def add_arguments(self, parser: argparse.ArgumentParser, cli_name: str) -> None:
-        """The command's own arguments and description."""
+        """Add the command's own arguments and description."""
         parser.description = self.command.description
         self.command.add_arguments(parser)
 

@@ -12,4 +12,4 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The terminal TF viewer: a ROS node (:mod:`.viewer`) over a ROS-free frame tree and screen layout."""
+"""The terminal TF viewer: a ROS node (:mod:`.viewer`) over a ROS-free frame tree and layout."""

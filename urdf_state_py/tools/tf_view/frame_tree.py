@@ -190,7 +190,8 @@ class FrameTree:
 
     def tree_lines(self) -> list[str]:
         """One frame per line, indented with box-drawing characters."""
-        return [f'{prefix}{frame} {self.mark(frame)}'.rstrip() for frame, prefix, _, _ in self._walk()]
+        return [f'{prefix}{frame} {self.mark(frame)}'.rstrip()
+                for frame, prefix, _, _ in self._walk()]
 
     def compact_lines(self, width: int = 100) -> list[str]:
         """

@@ -15,10 +15,11 @@
 """
 What the TF viewer prints: message rates, the screen text and the closing summary (no ROS).
 
-:func:`render` lays out one screen from a :class:`~urdf_state_py.tools.tf_view.frame_tree.FrameTree`
-and the :class:`Stats` counted by the viewer; :func:`summary` is the closing
-text (``58/58 frames``); :class:`Screen` writes either to a terminal or to a
-pipe. Kept apart from the ROS node so the output can be tested without ROS.
+:func:`render` lays out one screen from a
+:class:`~urdf_state_py.tools.tf_view.frame_tree.FrameTree` and the :class:`Stats` counted by
+the viewer; :func:`summary` is the closing text (``58/58 frames``); :class:`Screen` writes
+either to a terminal or to a pipe. Kept apart from the ROS node so the output can be tested
+without ROS.
 """
 
 from __future__ import annotations
@@ -113,7 +114,8 @@ def render(tree: FrameTree, stats: Stats, *, watch: Sequence[str] | None = None,
     roots = tree.roots()
     out.append(f'frames: {len(frames)}  ({n_moving} moving {MOVING_MARK}, {n_static} static '
                f'{STATIC_MARK}, {len(roots)} root{"s" if len(roots) != 1 else ""}'
-               f'{": " + ", ".join(roots[:4]) if roots else ""}{" ..." if len(roots) > 4 else ""})')
+               f'{": " + ", ".join(roots[:4]) if roots else ""}'
+               f'{" ..." if len(roots) > 4 else ""})')
     out.append(f'/tf: {stats.tf_messages.rate(now):6.1f} msg/s  '
                f'{stats.tf_transforms.rate(now):7.1f} transforms/s   '
                f'/tf_static: {stats.static_transforms} transforms in '

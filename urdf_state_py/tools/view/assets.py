@@ -65,16 +65,16 @@ def _candidates() -> list[tuple[Path, Path]]:
     source = Path(__file__).resolve().parents[3]
     pages = [source / 'web']
     try:
-        from ament_index_python.packages import get_package_share_directory  # noqa: PLC0415
+        from ament_index_python.packages import get_package_share_directory
         pages.append(Path(get_package_share_directory(PACKAGE)) / 'web')
-    except Exception:  # noqa: BLE001 - ament_index absent, or the package not indexed
+    except Exception:  # ament_index absent, or the package not indexed
         pass
     pages.append(Path(sys.prefix) / 'share' / PACKAGE / 'web')
     return [(source / 'web', source / 'node_modules')] + [(p, default_dir()) for p in pages]
 
 
 def _check_installed(page: Path, libraries: Path) -> None:
-    """A user folder must hold the versions this page's lockfile pins."""
+    """Check that a user folder holds the versions this page's lockfile pins."""
     held = installed_pins(libraries)
     if held is None:
         raise AssetsMissing(f'{libraries} holds no installed libraries')
@@ -115,11 +115,11 @@ def install_assets(out: TextIO) -> Path:
                 print(f'installed {library} {version} (sha512 checked)', file=out)
             print(f'into {folder}', file=out)
             return folder
-    raise InstallError('the 3D view\'s page (web/assets.json) is not installed')
+    raise InstallError("the 3D view's page (web/assets.json) is not installed")
 
 
 def find_assets() -> WebAssets:
-    """The first complete layout; else :class:`AssetsMissing` saying how to install them."""
+    """Return the first complete layout; else raise :class:`AssetsMissing` (how to install)."""
     problems = []
     for page, libraries in _candidates():
         if not (page / 'assets.json').is_file():

@@ -67,7 +67,7 @@ Fetch = Callable[[str, str], bytes]
 
 
 def default_dir() -> Path:
-    """The user folder the view reads the libraries from and ``--install-assets`` writes to."""
+    """Return the folder the view reads the libraries from and ``--install-assets`` fills."""
     chosen = os.environ.get('URDF_STATE_WEB_LIB')
     if chosen:
         return Path(chosen)
@@ -99,7 +99,7 @@ def pins(page: Path) -> dict[str, Pin]:
 
 
 def installed_pins(folder: Path) -> dict[str, Pin] | None:
-    """What ``folder`` holds according to its installed.json (None: not an install)."""
+    """Return what ``folder`` holds according to its installed.json (None: not an install)."""
     try:
         held = json.loads((folder / INSTALLED).read_text(encoding='utf-8'))
         return {library: (pin[0], pin[1]) for library, pin in held.items()}
@@ -128,11 +128,11 @@ def npm_pack(library: str, version: str) -> bytes:
 
 
 def download(library: str, version: str) -> bytes:
-    """The tarball of ``library@version`` from the registry over HTTPS (no npm installed)."""
+    """Download ``library@version`` from the registry over HTTPS (no npm installed)."""
     registry = os.environ.get('URDF_STATE_NPM_REGISTRY', DEFAULT_REGISTRY).rstrip('/')
     url = f'{registry}/{library}/-/{library}-{version}.tgz'
     try:
-        with urllib.request.urlopen(url, timeout=120) as response:  # noqa: S310 - https registry
+        with urllib.request.urlopen(url, timeout=120) as response:  # https registry
             data = response.read(MAX_TARBALL + 1)
     except OSError as exc:
         raise InstallError(f'cannot download {url}: {exc}') from None
@@ -145,7 +145,7 @@ def check_integrity(library: str, data: bytes, integrity: str) -> None:
     """Refuse a tarball whose sha512 is not the lockfile's."""
     digest = base64.b64encode(hashlib.sha512(data).digest()).decode('ascii')
     if f'sha512-{digest}' != integrity:
-        raise InstallError(f'{library}: the tarball\'s sha512 is not the one package-lock.json '
+        raise InstallError(f"{library}: the tarball's sha512 is not the one package-lock.json "
                            'pins (tampered or wrong version): nothing installed')
 
 

@@ -13,7 +13,9 @@
 # limitations under the License.
 
 """
-Which files the 3D view may serve: a description's mesh and texture URIs checked against an allow-list.
+Which files the 3D view may serve.
+
+A description's mesh and texture URIs are checked against an allow-list.
 
 The description arrives over DDS, where anyone may publish: its "meshes" may
 be ``file:///etc/passwd``, ``/proc/self/environ``, ``package://pkg/../../..``
@@ -61,6 +63,8 @@ _SCHEME = re.compile(r'([A-Za-z][A-Za-z0-9+.-]*):')
 @dataclass(frozen=True)
 class Allowed:
     """
+    A file the view may serve.
+
     A file the view may serve: ``url`` as the browser asks for it (decoded), ``href``
     as written into the page's URDF (percent-encoded), ``path`` the file's real path.
     """
@@ -106,7 +110,7 @@ class Resolver:
         self._cwd = cwd
 
     def resolve(self, uri: str, extensions: frozenset[str] = MESH_EXTENSIONS) -> Allowed | Refused:
-        """Where ``uri`` (a ``<mesh filename>`` or ``<texture filename>``) may be fetched, or why not."""
+        """Return where ``uri`` (a mesh or texture ``filename``) may be fetched, or why not."""
         if len(uri) > MAX_URI_CHARS:
             return Refused(f'URI longer than {MAX_URI_CHARS} characters')
         if '\x00' in uri or not uri.strip():

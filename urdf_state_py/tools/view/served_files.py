@@ -55,7 +55,8 @@ def open_served(path: str) -> tuple[BinaryIO, int] | None:
     under us: refuse rather than follow. O_NONBLOCK: a FIFO must not block.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, 'O_CLOEXEC', 0))
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, 'O_CLOEXEC', 0)
+        fd = os.open(path, flags)
     except OSError:
         return None
     info = os.fstat(fd)
@@ -67,7 +68,7 @@ def open_served(path: str) -> tuple[BinaryIO, int] | None:
 
 def collada_image_refs(path: str) -> list[str]:
     """
-    The image references of the COLLADA file at ``path`` (text between its tags, unchecked).
+    Return the image references of the COLLADA file at ``path`` (text in its tags, unchecked).
 
     A regular expression over the mapped file, not an XML parse: a 20 MB mesh
     costs milliseconds, and whatever it finds is only a candidate.

@@ -119,7 +119,7 @@ def _frame_id(data: bytes, at: int, uint32: struct.Struct, what: str) -> tuple[s
 
 
 def decode_layout(data: bytes) -> TfLayout:
-    """The full, checked decode of one message's structure (raises :class:`MalformedTf`)."""
+    """Decode one message's structure, fully checked (raises :class:`MalformedTf`)."""
     encapsulation = _ENCAPSULATIONS.get(bytes(data[:2]))
     if encapsulation is None or len(data) < 8:
         raise MalformedTf(f'not a plain CDR payload ({len(data)} bytes)')

@@ -102,7 +102,7 @@ class TfStore:
             self._written[slots] = self.version
 
     def _slots_of(self, layout: TfLayout) -> np.ndarray:
-        """The slot of each transform of ``layout`` (-1: dropped), creating frames as needed."""
+        """Return the slot of each transform of ``layout`` (-1: dropped), adding frames."""
         slots = np.full(len(layout.children), -1, np.intp)
         for i, (parent, child) in enumerate(zip(layout.parents, layout.children)):
             if not child or child == parent:
