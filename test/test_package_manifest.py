@@ -49,7 +49,8 @@ def test_the_build_type_is_no_dependency_key():
 
 def test_the_native_build_declares_what_it_compiles_against():
     native = _native_depends()
-    assert native == {'rcl', 'rmw', 'rcutils'}
+    # sensor_msgs: the extension links JointState's C type support for its subscription
+    assert native == {'rcl', 'rmw', 'rcutils', 'sensor_msgs'}
     assert native <= _depends('depend', 'build_depend')
     assert {'python3-dev', 'python3-setuptools', 'ament_index_python'} <= _depends('build_depend')
 
