@@ -1,4 +1,19 @@
-"""Launch many robots' state publishers in one process: a urdf_state_container and its fleet.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Launch many robots' state publishers in one process: a urdf_state_container and its fleet.
 
     ros2 launch urdf_state_py fleet.launch.py fleet:=/path/fleet.yaml
 
@@ -30,9 +45,8 @@ from launch_ros.actions import ComposableNodeContainer
 from launch_ros.descriptions import ComposableNode
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
-
-from urdf_state_py.tools.cli_values import as_bool
 from urdf_state_py.node.process.fleet_file import component_parameters, read_fleet
+from urdf_state_py.tools.cli_values import as_bool
 
 PACKAGE = 'urdf_state_py'
 PLUGIN = 'urdf_state_py::UrdfState'

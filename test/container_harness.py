@@ -1,4 +1,19 @@
-"""The container in a process of its own, driven through its real composition services.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The container in a process of its own, driven through its real composition services.
 
 :class:`Container` starts ``python -m urdf_state_py.node.process.container`` (what
 ``ros2 run urdf_state_py urdf_state_container`` runs), keeps its log in a file,
@@ -23,12 +38,11 @@ pytestmark = pytest.mark.ros
 pytest.importorskip('rclpy')
 
 from composition_interfaces.srv import ListNodes, LoadNode, UnloadNode  # noqa: E402
+from node_harness import (as_parameter, compose_poses, DEADLINE, NS, transform_map,  # noqa: E402
+                          wait_until)
 from rcl_interfaces.srv import GetParameters  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
-
-from node_harness import (DEADLINE, NS, as_parameter, compose_poses,  # noqa: E402
-                          transform_map, wait_until)
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.node.process.load_request import PACKAGE, PLUGIN  # noqa: E402
 
@@ -71,7 +85,7 @@ class Container:
 
     def load(self, namespace: str = '', parameters: dict | None = None, *,
              timeout: float | None = None, **fields) -> LoadNode.Response:
-        """A LoadNode of the plugin (``fields`` override the request's fields)."""
+        """Return a LoadNode of the plugin (``fields`` override the request's fields)."""
         request = LoadNode.Request(package_name=PACKAGE, plugin_name=PLUGIN,
                                    node_namespace=namespace)
         request.parameters = [as_parameter(k, v).to_parameter_msg()
@@ -128,8 +142,10 @@ class Container:
 
 def assert_tf_matches_fk(probe, model, prefix: str, topic: str, values: dict,
                          tol: float = 1e-9) -> None:
-    """Publish ``values`` on ``topic``; every link pose composed from the received /tf and
-    /tf_static frames of ``prefix`` equals the library's FK."""
+    """
+    Publish ``values`` on ``topic``; every link pose composed from the received /tf and
+    /tf_static frames of ``prefix`` equals the library's FK.
+    """
     kin = Kinematics(model)
     fixed = {prefix + j.child for j in model.joints if not j.is_movable}
     static = latched_static(probe, lambda m: fixed <= {t.child_frame_id for t in m.transforms},
@@ -164,7 +180,8 @@ def latched_static(probe, predicate, what: str) -> TFMessage:
 
 
 def answer_to(probe, values: dict, topic: str, timeout: float = DEADLINE) -> TFMessage:
-    """The /tf message answering a JointState of ``values`` on ``topic``.
+    """
+    Return the /tf message answering a JointState of ``values`` on ``topic``.
 
     Sent again, freshly stamped, every second until one is answered: a best-effort
     reader drops what a writer sends before the reader has matched it too, and the

@@ -1,4 +1,19 @@
-"""Where the tests' descriptions live: the repository's own fixtures, and the optional corpus.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Where the tests' descriptions live: the repository's own fixtures, and the optional corpus.
 
 A user's clone has nothing beside it, so every test module runs on what the
 repository carries: ``test/fixtures/`` (small URDFs, see its README) and the
@@ -10,12 +25,11 @@ parameters from :func:`corpus_params`) and skip with one reason,
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
+import os
 from pathlib import Path
 
 import pytest
-
 from urdf_state_py.tools.demo.mesh_robot import example_robot_data
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +56,8 @@ needs_corpus = pytest.mark.skipif(not HAS_CORPUS, reason=CORPUS_REASON)
 
 
 def corpus_params(values: Sequence, ids: Sequence[str] | None = None) -> list:
-    """``values`` for ``parametrize`` when the corpus is present; else one skipped placeholder.
+    """
+    ``values`` for ``parametrize`` when the corpus is present; else one skipped placeholder.
 
     Without it a test parametrized over corpus files would get an empty
     parameter set, which pytest skips with a reason that says nothing useful.
@@ -53,15 +68,17 @@ def corpus_params(values: Sequence, ids: Sequence[str] | None = None) -> list:
 
 
 def corpus_file(relative: str | Path) -> Path:
-    """The corpus file ``relative``; skips the calling test when the corpus is absent."""
+    """Return the corpus file ``relative``; skips the calling test when the corpus is absent."""
     if not HAS_CORPUS:
         pytest.skip(CORPUS_REASON)
     return CORPUS / relative
 
 
 def big_robot_params() -> list:
-    """``params`` of a fixture wanting a big real robot with mimic joints, as file paths:
-    the bundled H1_2 always, TALOS (60 links, negative mimic multipliers) with the corpus."""
+    """
+    ``params`` of a fixture wanting a big real robot with mimic joints, as file paths:
+    the bundled H1_2 always, TALOS (60 links, negative mimic multipliers) with the corpus.
+    """
     talos = 'example_robot_data/talos_data/robots/talos_full_v2.urdf'
     return [pytest.param(H1_2, id='h1_2')] + corpus_params([CORPUS / talos], ids=['talos'])
 
@@ -74,8 +91,12 @@ EXAMPLE_ROBOT_DATA_REASON = ('needs the PyPI package example-robot-data (real me
 
 
 def example_robot(relative: str) -> Path:
-    """A file of example-robot-data (e.g. ``robots/talos_data/robots/talos_full_v2.urdf``);
-    skips the calling test when the package is not installed."""
+    """
+    Return a file of example-robot-data (e.g.
+
+    ``robots/talos_data/robots/talos_full_v2.urdf``); skips the calling test when the package is
+    not installed.
+    """
     if EXAMPLE_ROBOT_DATA is None:
         pytest.skip(EXAMPLE_ROBOT_DATA_REASON)
     return EXAMPLE_ROBOT_DATA / relative

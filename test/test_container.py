@@ -1,4 +1,19 @@
-"""urdf_state_container over DDS: load, list and unload through the real composition services,
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+urdf_state_container over DDS: load, list and unload through the real composition services,
 each robot's TF equal to the library's FK, refusals that name the problem, and per-robot
 parameters.
 
@@ -13,9 +28,9 @@ import pytest
 
 pytestmark = pytest.mark.ros
 
-from container_harness import Container, assert_tf_matches_fk  # noqa: E402
-from robot_files import CORPUS, FIXTURES, H1_2, HAS_CORPUS, RSP_FIXTURES  # noqa: E402
+from container_harness import assert_tf_matches_fk, Container  # noqa: E402
 from node_harness import wait_until  # noqa: E402
+from robot_files import CORPUS, FIXTURES, H1_2, HAS_CORPUS, RSP_FIXTURES  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
 
 MOVING = (RSP_FIXTURES / 'two_links_moving_joint.urdf').read_text()
@@ -23,7 +38,7 @@ TALOS = 'example_robot_data/talos_data/robots/talos_full_v2.urdf'
 
 
 def robots() -> dict[str, str]:
-    """namespace -> description of the robots loaded at the start of the module."""
+    """Namespace -> description of the robots loaded at the start of the module."""
     third = (CORPUS / TALOS) if HAS_CORPUS else FIXTURES / 'urdfdom_arm.urdf'
     return {'/r1': H1_2.read_text(), '/r2': MOVING, '/r3': third.read_text()}
 
@@ -124,12 +139,14 @@ INTRUDER = ('<robot name="intruder"><link name="base"/><link name="foreign"/>'
 
 
 def test_a_refused_duplicate_leaves_no_trace(probe, container):
-    """A LoadNode for a loaded robot's name, with another description, is refused before
+    """
+    A LoadNode for a loaded robot's name, with another description, is refused before
     a node is built: nothing reaches /tf_static or /r1/robot_description, and the loaded
-    robot's logs still reach /rosout (a second node of the same name would unhook them)."""
+    robot's logs still reach /rosout (a second node of the same name would unhook them).
+    """
+    from node_harness import LATCHED
     from rcl_interfaces.msg import Log
     from std_msgs.msg import String
-    from node_harness import LATCHED
     h1 = robots()['/r1']
     descriptions, logs = [], []
     subs = [probe.node.create_subscription(String, '/r1/robot_description',
@@ -221,7 +238,7 @@ class DiagnosticArrays:
             self.arrays.append(msg.status)
 
     def wait(self, predicate, what: str) -> list:
-        """The first array from now on whose statuses satisfy ``predicate``."""
+        """Return the first array from now on whose statuses satisfy ``predicate``."""
         with self._lock:
             start = len(self.arrays)
         found = []
@@ -238,8 +255,10 @@ class DiagnosticArrays:
 
 
 def test_every_robots_status_comes_in_one_array_from_the_container(probe, container):
-    """One /diagnostics publisher for the process (the container node), one array a second
-    with each robot's own status; a robot's load and unload add and take out its status."""
+    """
+    One /diagnostics publisher for the process (the container node), one array a second
+    with each robot's own status; a robot's load and unload add and take out its status.
+    """
     arrays = DiagnosticArrays(probe)
     try:
         names = {f'{ns[1:]}/urdf_state: robot state' for ns in ('/r1', '/r2', '/r3')}

@@ -1,15 +1,31 @@
-"""urdf_state_container -p fleet:=FILE over DDS: every robot of the file loaded before the
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+urdf_state_container -p fleet:=FILE over DDS: every robot of the file loaded before the
 composition services are offered, a bad entry ending the container with the robot and the
-key named (nothing loaded), and --help."""
+key named (nothing loaded), and --help.
+"""
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.ros
 
-from container_harness import START_DEADLINE, Container, assert_tf_matches_fk  # noqa: E402
+from container_harness import assert_tf_matches_fk, Container, START_DEADLINE  # noqa: E402
 from robot_files import H1_2  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
 

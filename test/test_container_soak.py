@@ -1,4 +1,19 @@
-"""Container soak: steady robots beside LoadNode / UnloadNode churn and everything hostile.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Container soak: steady robots beside LoadNode / UnloadNode churn and everything hostile.
 
 ``STEADY`` robots (TOY, frame prefixes ``s1/`` ..) are loaded once and driven at
 ``RATE_HZ`` each for the whole run (robot s1 also gets a malformed JointState, one of
@@ -38,11 +53,11 @@ psutil = pytest.importorskip('psutil')
 
 from chaos_checks import memory_sample  # noqa: E402
 from container_harness import Container  # noqa: E402
+from node_harness import LATCHED, NS, wait_until  # noqa: E402
 from test_container import INTRUDER, MOVING  # noqa: E402
-from test_hostile_inputs import KEEP_ALL, TOY, serialized  # noqa: E402
+from test_hostile_inputs import KEEP_ALL, serialized, TOY  # noqa: E402
 from test_joint_state_cdr import mutations  # noqa: E402
 from test_node_descriptions import robot  # noqa: E402
-from node_harness import LATCHED, NS, wait_until  # noqa: E402
 from test_xacro_sandbox import CODE_ATTACKS  # noqa: E402
 
 CYCLES = int(os.environ.get('URDF_STATE_CONTAINER_SOAK_CYCLES', '30'))
@@ -77,7 +92,8 @@ class SteadyDriver:
         for pub in self.pubs:
             wait_until(lambda p=pub: p.get_subscription_count() > 0, 60.0, 'a steady robot')
         good = serialized(['a', 'b'], [0.0, 0.0])
-        from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader, MalformedJointState
+        from urdf_state_py.node.tf_path.joint_state_cdr import (JointStateReader,
+                                                                MalformedJointState)
         reader, self.bad = JointStateReader(), []
         for bad in mutations(np.random.default_rng(40), good):
             try:

@@ -1,4 +1,19 @@
-"""The demo (README's main command) end to end, plus its helpers.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The demo (README's main command) end to end, plus its helpers.
 
 ``python -m urdf_state_py.tools.demo --until-complete`` starts the node, the joint
 sweeper and the TF viewer as three processes on loopback DDS and must report
@@ -6,18 +21,17 @@ that every one of H1_2's 58 links arrived as a TF frame, with exit code 0.
 """
 import math
 import os
+from pathlib import Path
 import random
 import re
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
-from urdf_state_py.tools.demo import demo
 from urdf_state_py.core.parsers import load_model, load_model_file
 from urdf_state_py.node.process.loopback import ensure_loopback, loopback_env
+from urdf_state_py.tools.demo import demo
 from urdf_state_py.tools.demo.sweep_plan import SweepPlan
 
 REPO = Path(__file__).resolve().parents[1]
@@ -185,9 +199,11 @@ def test_demo_fleet_every_robots_links_arrive():
 
 @pytest.mark.ros
 def test_demo_moves_the_joints_until_ctrl_c(tmp_path):
-    """/tf keeps flowing and the joints move on screen; Ctrl-C then ends the demo with its
+    """
+    /tf keeps flowing and the joints move on screen; Ctrl-C then ends the demo with its
     summary and exit 0. Stopped once both were seen (a busy machine takes seconds to start
-    the three processes), at the latest by the --duration cap."""
+    the three processes), at the latest by the --duration cap.
+    """
     pytest.importorskip('rclpy')
     errors = tmp_path / 'stderr.txt'
     with open(errors, 'w') as err:

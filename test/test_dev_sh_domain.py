@@ -1,8 +1,24 @@
-"""./dev.sh's ROS_DOMAIN_ID: a running demo's is recorded, and ``./dev.sh python`` / ``shell``
-in a second terminal join it; without a live demo each run picks its own, and says so."""
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+./dev.sh's ROS_DOMAIN_ID: a running demo's is recorded, and ``./dev.sh python`` / ``shell``
+in a second terminal join it; without a live demo each run picks its own, and says so.
+"""
 import os
-import subprocess
 from pathlib import Path
+import subprocess
 
 import pytest
 

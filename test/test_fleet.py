@@ -1,17 +1,31 @@
-"""Fleet files of fleet.launch.py (no ROS): what each entry becomes, and every mistake named.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Fleet files of fleet.launch.py (no ROS): what each entry becomes, and every mistake named.
 
 The launch file itself needs launch_ros (not on PyPI): it is compiled and read here,
 and run where launch_ros is installed.
 """
 import ast
-import py_compile
 from pathlib import Path
+import py_compile
 
 import pytest
-
 from robot_files import FIXTURES, H1_2
 from urdf_state_py.core.parsers import default_registry
-from urdf_state_py.node.process.fleet_file import FleetError, component_parameters, read_fleet
+from urdf_state_py.node.process.fleet_file import component_parameters, FleetError, read_fleet
 
 REPO = Path(__file__).resolve().parents[1]
 LAUNCH_FILE = REPO / 'launch' / 'fleet.launch.py'
@@ -34,12 +48,12 @@ def test_the_example_fleet_reads_as_documented():
 
 
 def test_a_xacro_model_is_expanded_by_the_launch_unless_trusted(tmp_path):
-    fleet = write(tmp_path, f'''robots:
+    fleet = write(tmp_path, f"""robots:
   - namespace: left
     model: {ARM / 'urdf' / 'arm.urdf.xacro'}
     xacro_args: "name:=arm"
     parameters: {{xacro.package_paths: [fixture_arm={ARM}], publish_frequency: 30.0}}
-''')
+""")
     (robot,) = read_fleet(fleet)
     plain = component_parameters(robot, trusted=False)
     expected = (ARM / 'urdf' / 'arm.urdf').read_text()

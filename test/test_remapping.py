@@ -1,6 +1,22 @@
-"""The container's name prediction (node/process/remapping.py) against the names rclpy gives
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The container's name prediction (node/process/remapping.py) against the names rclpy gives
 the built nodes: a LoadNode's name is compared before its node exists, so the prediction
-must be rcl's own resolution, case by case."""
+must be rcl's own resolution, case by case.
+"""
 import pytest
 
 pytestmark = pytest.mark.ros

@@ -1,4 +1,19 @@
-"""The 3D view end to end: the node, the view server and headless Chromium, on real meshes.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The 3D view end to end: the node, the view server and headless Chromium, on real meshes.
 
 The node (in-process, its own participant) publishes robot_description
 (transient local), /tf_static and /tf for the JointStates this test sends;
@@ -17,10 +32,10 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 import re
 import time
 import urllib.request
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,13 +44,12 @@ pytestmark = pytest.mark.ros
 
 rclpy = pytest.importorskip('rclpy')
 
-from robot_files import EXAMPLE_ROBOT_DATA, EXAMPLE_ROBOT_DATA_REASON, example_robot  # noqa: E402
 from node_harness import NodeUnderTest  # noqa: E402
-from view_harness import (DEADLINE, Browser, ViewProcess, rendered_pose,  # noqa: E402
-                          screenshot, start_demo)
-
+from robot_files import example_robot, EXAMPLE_ROBOT_DATA, EXAMPLE_ROBOT_DATA_REASON  # noqa: E402
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
+from view_harness import (Browser, DEADLINE, rendered_pose, screenshot, start_demo,  # noqa: E402
+                          ViewProcess)
 
 TALOS = 'robots/talos_data/robots/talos_full_v2.urdf'
 ANYMAL = 'robots/anymal_c_simple_description/urdf/anymal.urdf'
@@ -89,7 +103,7 @@ def _show(probe, node, browser, view, text: str, robot: str) -> None:
 
 
 def _publish(probe, kinematics: Kinematics, rng) -> np.ndarray:
-    """A random JointState within the limits (all active joints), published; FK of it."""
+    """Return a random JointState within the limits (all active joints), published; FK of it."""
     model = kinematics.model
     values = {}
     for name in model.active_joint_names:
@@ -135,7 +149,7 @@ def _mesh_count(text: str) -> int:
 
 
 def _summary(view) -> dict:
-    """The server's /api/model answer (what the page loaded)."""
+    """Return the server's /api/model answer (what the page loaded)."""
     with urllib.request.urlopen(view.url + 'api/model', timeout=30) as answer:
         return json.loads(answer.read())
 
@@ -183,7 +197,7 @@ def test_rendered_poses_follow_tf(probe, node, view, browser, relative, robot):
 
 
 def _hostile(allowed_dir: Path) -> tuple[str, list[str]]:
-    """A valid tree whose meshes are all things the view must not serve."""
+    """Return a valid tree whose meshes are all things the view must not serve."""
     uris = ['file:///etc/passwd', '/proc/self/environ', 'file:///proc/self/environ',
             'package://example-robot-data/../../../../../../etc/passwd',
             'package://example-robot-data/robots/%2e%2e/%2e%2e/%2e%2e/etc/passwd.stl',
@@ -229,8 +243,10 @@ def test_hostile_description_is_refused_and_the_view_carries_on(probe, node, vie
 
 
 def test_demo_web_shows_the_demo_robot(browser):
-    """``./dev.sh demo --web``: the node, the sweeper and the view; the URL printed, TALOS
-    drawn with every mesh (example-robot-data), Ctrl-C ends it all."""
+    """
+    ``./dev.sh demo --web``: the node, the sweeper and the view; the URL printed, TALOS
+    drawn with every mesh (example-robot-data), Ctrl-C ends it all.
+    """
     import signal
     if EXAMPLE_ROBOT_DATA is None:
         pytest.skip(EXAMPLE_ROBOT_DATA_REASON)

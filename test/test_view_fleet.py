@@ -1,8 +1,24 @@
-"""The 3D view of a fleet: ``view --namespace /r1 --namespace /r2`` draws both robots of one
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The 3D view of a fleet: ``view --namespace /r1 --namespace /r2`` draws both robots of one
 urdf_state_container in one scene, each from its own robot_description and under its own
 frame prefix (asked from its node: two identical robots cannot be told apart by their
 frames), and ``--namespace /r2`` alone shows r2. Headless Chromium, real DDS, TALOS with
-its meshes (example-robot-data)."""
+its meshes (example-robot-data).
+"""
 from __future__ import annotations
 
 import json
@@ -15,14 +31,13 @@ pytestmark = pytest.mark.ros
 
 pytest.importorskip('rclpy')
 
-from container_harness import Container, answer_to  # noqa: E402
-from robot_files import EXAMPLE_ROBOT_DATA, example_robot  # noqa: E402
-from view_harness import (DEADLINE, Browser, ViewProcess, rendered_pose, screenshot,  # noqa: E402
-                          start_demo)
-
+from container_harness import answer_to, Container  # noqa: E402
+from robot_files import example_robot, EXAMPLE_ROBOT_DATA  # noqa: E402
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
 from urdf_state_py.tools.demo.mesh_robot import TALOS  # noqa: E402
+from view_harness import (Browser, DEADLINE, rendered_pose, screenshot, start_demo,  # noqa: E402
+                          ViewProcess)
 
 TOLERANCE = 1e-4
 
@@ -114,9 +129,11 @@ def test_every_robot_in_one_scene_under_its_prefix(probe, fleet, browser):
 
 
 def test_one_namespace_shows_that_robot(probe, fleet, browser):
-    """r1 (publishing its default positions: a JointState-driven robot's moving frames
+    """
+    r1 (publishing its default positions: a JointState-driven robot's moving frames
     reach a viewer that starts later only with its next JointState, as with
-    robot_state_publisher)."""
+    robot_state_publisher).
+    """
     view = _view('/r1')
     try:
         browser.open(view.url)

@@ -1,4 +1,19 @@
-"""The view's web server and TF store without a browser: refusals, bounds, the live feed.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The view's web server and TF store without a browser: refusals, bounds, the live feed.
 
 Every request is hostile: traversal in every encoding, unreferenced files,
 other Host headers, huge headers, slow and idle clients. None may return a
@@ -17,7 +32,6 @@ import time
 
 import numpy as np
 import pytest
-
 from urdf_state_py.tools.view.assets import find_assets
 from urdf_state_py.tools.view.description import prepare
 from urdf_state_py.tools.view.http_server import MAX_CONNECTIONS, ViewServer
@@ -191,8 +205,10 @@ def test_refusals_of_other_hosts_methods_and_oversized_requests(server):
 
 
 def test_slow_and_idle_clients_do_not_stall_the_others(server):
-    """Clients trickling a request hold one thread each; the others are answered at once,
-    and past MAX_CONNECTIONS a new connection gets 503 instead of waiting."""
+    """
+    Clients trickling a request hold one thread each; the others are answered at once,
+    and past MAX_CONNECTIONS a new connection gets 503 instead of waiting.
+    """
     idle = []
     try:
         for _ in range(MAX_CONNECTIONS - 4):

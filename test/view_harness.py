@@ -1,4 +1,19 @@
-"""The test side of the 3D view: headless Chromium, the view server as a process, FK to compare.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The test side of the 3D view: headless Chromium, the view server as a process, FK to compare.
 
 * :func:`chromium_or_skip`: Debian's chromium + chromium-driver driven by
   selenium (the driver's path given, so selenium-manager never runs: it
@@ -15,6 +30,7 @@ from __future__ import annotations
 
 import io
 import os
+from pathlib import Path
 import re
 import shutil
 import signal
@@ -23,7 +39,6 @@ import sys
 import tempfile
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -170,7 +185,7 @@ class ViewProcess:
 
 
 def rendered_pose(elements) -> np.ndarray:
-    """A 4x4 matrix from three.js's column-major ``matrixWorld.elements``."""
+    """Return a 4x4 matrix from three.js's column-major ``matrixWorld.elements``."""
     return np.array(elements, float).reshape(4, 4).T
 
 
@@ -192,8 +207,10 @@ def screenshot(browser: Browser, name: str) -> None:
 
 
 def start_demo(*args: str) -> tuple[subprocess.Popen, str]:
-    """``python -m urdf_state_py.tools.demo --port 0 ...`` on a domain of its own (a node
-    of other tests may still publish on this one); the process and the URL it printed."""
+    """
+    ``python -m urdf_state_py.tools.demo --port 0 ...`` on a domain of its own (a node
+    of other tests may still publish on this one); the process and the URL it printed.
+    """
     domain = str(int(os.environ['ROS_DOMAIN_ID']) % 100 + 101)
     demo = subprocess.Popen([sys.executable, '-m', 'urdf_state_py.tools.demo', *args, '--port',
                              '0', '--duration', '600'], cwd=REPO, stdout=subprocess.PIPE,

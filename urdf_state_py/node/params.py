@@ -1,4 +1,19 @@
-"""Declaring typed ROS parameters the same way on Humble..Kilted, with one set of rules.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Declaring typed ROS parameters the same way on Humble..Kilted, with one set of rules.
 
 A value given at start-up (``--ros-args -p``, a parameters file, a launch
 file) is checked against the same rules as a ``ros2 param set`` later: a bad
@@ -31,18 +46,19 @@ _TYPES = {
 
 
 def parameter_type_of(default: Any) -> Parameter.Type:
-    """The ROS parameter type standing for a Python default's type."""
+    """Return the ROS parameter type standing for a Python default's type."""
     return _TYPES[type(default)]
 
 
 def float_range(lower: float, upper: float, step: float = 0.0) -> FloatingPointRange:
-    """An inclusive range for a double parameter's descriptor (step 0: continuous)."""
+    """Return an inclusive range for a double parameter's descriptor (step 0: continuous)."""
     return FloatingPointRange(from_value=float(lower), to_value=float(upper), step=float(step))
 
 
 @dataclass(frozen=True)
 class ParamSpec:
-    """One parameter: its default (which fixes its type) and the rules for a value.
+    """
+    One parameter: its default (which fixes its type) and the rules for a value.
 
     ``bounds``: inclusive range of a number (put in the descriptor, so rclpy
     also enforces it at run time); ``check(value)``: a further rule, returning
@@ -84,7 +100,8 @@ def _shown(value: Any) -> str:
 
 
 def start_up_parameters(node: Node, given: Iterable[Parameter] = ()) -> dict[str, Parameter]:
-    """The values given to ``node`` at start-up, gathered as rclpy gathers them: those of
+    """
+    Return the values given to ``node`` at start-up, gathered as rclpy gathers them: those of
     its ``--ros-args`` (``-p``, parameters files; the rcl node's, through the public
     ``Node.handle``), then ``given`` (the ``parameter_overrides`` it was constructed with).
 
@@ -100,7 +117,8 @@ def start_up_parameters(node: Node, given: Iterable[Parameter] = ()) -> dict[str
 
 def declare_spec(node: Node, spec: ParamSpec,
                  overrides: dict[str, Parameter] | None = None) -> Any:
-    """Declare ``spec``; a start-up value breaking its rules is replaced by the default.
+    """
+    Declare ``spec``; a start-up value breaking its rules is replaced by the default.
 
     ``overrides``: :func:`start_up_parameters` of the node (None: its ``--ros-args``
     ones). Returns the value in effect.
@@ -132,7 +150,8 @@ def declare(node: Node, name: str, default: Any, description: str = '', *,
             read_only: bool = False, floating_point_range: FloatingPointRange | None = None,
             integer_range: tuple[float, float] | None = None,
             ignore_override: bool = False) -> Any:
-    """Declare ``name`` statically typed after ``default`` and return its value
+    """
+    Declare ``name`` statically typed after ``default`` and return its value
     (``ignore_override``: ``default`` is the value, whatever was given at start-up).
 
     An empty list default cannot carry its type in rclpy (``[]`` infers as a
@@ -209,8 +228,10 @@ def _duplicates_problem(names: list[str]) -> str | None:
 
 
 def node_parameters(registry: Any, extra: Iterable[ParamSpec] = ()) -> dict[str, ParamSpec]:
-    """Every parameter of the node and its rules: :data:`PARAMETERS`, ``extra`` and one
-    parameter per option of every parser of ``registry`` (``<parser>.<option>``)."""
+    """
+    Every parameter of the node and its rules: :data:`PARAMETERS`, ``extra`` and one
+    parameter per option of every parser of ``registry`` (``<parser>.<option>``).
+    """
     names = list(registry.names())
 
     def parser_problem(parser: str) -> str | None:

@@ -199,6 +199,7 @@ def read_tree(data: str | bytes) -> ElementTree.Element:
       named ``xacro:foo`` even where the prefix is not declared.
     """
     import defusedxml.sax  # here: its xml.sax.saxutils imports urllib.request (~50 ms),
+
     # and a node parses in its parser process, not where its start-up waits
     text = normalize(data)
     handler = _TreeHandler()

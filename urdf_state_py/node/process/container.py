@@ -1,4 +1,19 @@
-"""``urdf_state_container``: many robots' state publishers in one process, loaded as components.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``urdf_state_container``: many robots' state publishers in one process, loaded as components.
 
 rclpy has no component container, so no Python node can be composed with
 ``ros2 component load`` or launch_ros' ``ComposableNodeContainer``. This node
@@ -23,36 +38,35 @@ the parser's message; an empty one loads and waits, as the standalone node does.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 import sys
 import threading
-from collections.abc import Sequence
 from typing import Any
 
-import rclpy
 from composition_interfaces.srv import ListNodes, LoadNode, UnloadNode
+import rclpy
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, qos_profile_services_default
+from rclpy.qos import qos_profile_services_default, QoSProfile
 from rclpy.utilities import remove_ros_args
-
 from urdf_state_py.core import parsers as _parsers
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.parsers.parser_pool import ParserPool
-from ..description_loader import LOADER_PARAMETERS
-from ..diagnostics import DiagnosticsBoard
-from ..guards import CallbackGuard
-from ..health import Health
-from ..params import ParamSpec, declare_spec, node_parameters
-from ..qos import quiet_publisher_events
-from ..state_publisher import NODE_NAME, UrdfStateNode
+
 from .address_space import limit_address_space
 from .fleet_file import FleetError, load_requests
-from .load_request import (IGNORED_EXTRA_ARGUMENTS, PLUGIN, LoadRefused, RobotOptions,
-                           robot_options)
+from .load_request import IGNORED_EXTRA_ARGUMENTS, LoadRefused, PLUGIN, robot_options, RobotOptions
 from .middleware_memory import lean_endpoints
 from .remapping import check_rules, fully_qualified_name, remap_rules
 from .runtime import Runtime
 from .spin import MultiThreadedExecutor, spin_until_shutdown
+from ..description_loader import LOADER_PARAMETERS
+from ..diagnostics import DiagnosticsBoard
+from ..guards import CallbackGuard
+from ..health import Health
+from ..params import declare_spec, node_parameters, ParamSpec
+from ..qos import quiet_publisher_events
+from ..state_publisher import NODE_NAME, UrdfStateNode
 
 __all__ = ['CONTAINER_NAME', 'CONTAINER_PARAMETERS', 'UrdfStateContainer', 'main']
 
@@ -86,8 +100,10 @@ class UrdfStateContainer(Node):
 
     def __init__(self, node_name: str = CONTAINER_NAME, *, global_args: Sequence[str] = (),
                  **kwargs: Any) -> None:
-        """``global_args``: the process's command line, whose remap rules a robot loaded
-        with ``forward_global_arguments`` gets too (see :mod:`.remapping`)."""
+        """
+        ``global_args``: the process's command line, whose remap rules a robot loaded
+        with ``forward_global_arguments`` gets too (see :mod:`.remapping`).
+        """
         super().__init__(node_name, **kwargs)
         settings = {spec.name: declare_spec(self, spec) for spec in CONTAINER_PARAMETERS}
         self.trusted: bool = settings['load_node.trusted']
@@ -130,8 +146,10 @@ class UrdfStateContainer(Node):
     # -- services ----------------------------------------------------------------------
 
     def _answer(self, handler):
-        """``handler`` answering whatever it raises with ``success: false`` and the reason:
-        a request from the network must never end the container."""
+        """
+        ``handler`` answering whatever it raises with ``success: false`` and the reason:
+        a request from the network must never end the container.
+        """
         def serve(request: Any, response: Any) -> Any:
             try:
                 return handler(request, response)
@@ -158,8 +176,10 @@ class UrdfStateContainer(Node):
         return response
 
     def _load(self, request: LoadNode.Request) -> tuple[int, UrdfStateNode]:
-        """Every refusal first (the request, the name after remapping, the count), then
-        the node: a refused request builds, registers and publishes nothing."""
+        """
+        Every refusal first (the request, the name after remapping, the count), then
+        the node: a refused request builds, registers and publishes nothing.
+        """
         options = robot_options(request, self._specs, trusted=self.trusted,
                                 default_name=NODE_NAME)
         name = self._free_name(options)
@@ -179,7 +199,7 @@ class UrdfStateContainer(Node):
             raise LoadRefused(f'{type(err).__name__}: {err}') from None
         if node.get_fully_qualified_name() != name:   # remapping's rules are rcl's
             node.destroy_node()
-            raise LoadRefused(f"internal error: the node is named "
+            raise LoadRefused(f'internal error: the node is named '
                               f"'{node.get_fully_qualified_name()}', not '{name}'")
         with self._robots_lock:
             unique_id, self._next_id = self._next_id, self._next_id + 1
@@ -187,7 +207,7 @@ class UrdfStateContainer(Node):
         if options.log_level:
             node.get_logger().set_level(options.log_level)
         if options.ignored:
-            node.get_logger().info(f"extra arguments that mean nothing for this node: "
+            node.get_logger().info(f'extra arguments that mean nothing for this node: '
                                    f"{', '.join(options.ignored)} (of "
                                    f"{', '.join(IGNORED_EXTRA_ARGUMENTS)})")
         if self.executor is not None:   # else: main adds it with the container
@@ -196,8 +216,10 @@ class UrdfStateContainer(Node):
         return unique_id, node
 
     def _load_fleet(self, path: str) -> None:
-        """Every robot of the fleet file, or none: each entry is checked (its keys, its
-        model, its request) before the first robot is built; raises :class:`FleetError`."""
+        """
+        Every robot of the fleet file, or none: each entry is checked (its keys, its
+        model, its request) before the first robot is built; raises :class:`FleetError`.
+        """
         requests = load_requests(path, self.trusted, NODE_NAME)
         if len(requests) > self.max_robots:
             raise FleetError(f'{path}: {len(requests)} robots, more than this container '
@@ -214,8 +236,10 @@ class UrdfStateContainer(Node):
                 raise FleetError(f"{path}: robot '{robot.namespace}': {refused}") from None
 
     def _free_name(self, options: RobotOptions) -> str:
-        """The robot's fully qualified name after remapping (see :mod:`.remapping`);
-        refused when invalid, or taken by a loaded robot or by the container."""
+        """
+        Return the robot's fully qualified name after remapping (see :mod:`.remapping`);
+        refused when invalid, or taken by a loaded robot or by the container.
+        """
         rules = remap_rules(options.cli_args)
         if options.node_kwargs.get('use_global_arguments'):
             rules += self._global_rules
@@ -258,7 +282,7 @@ class UrdfStateContainer(Node):
 
     @property
     def robots(self) -> dict[int, UrdfStateNode]:
-        """The loaded robots by unique id (a copy)."""
+        """Return the loaded robots by unique id (a copy)."""
         with self._robots_lock:
             return dict(self._robots)
 

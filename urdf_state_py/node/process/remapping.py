@@ -1,4 +1,19 @@
-"""The fully qualified name a node will get, worked out before the node is built.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The fully qualified name a node will get, worked out before the node is built.
 
 A LoadNode for a name that is taken must be refused before anything of the new
 node exists: building it registers a second ``/rosout`` publisher under that
@@ -30,7 +45,7 @@ _REMAP_FLAGS = {'-r', '--remap'}
 
 
 def remap_rules(args: Sequence[str]) -> list[str]:
-    """The remap rules of a command line (every ``--ros-args`` section, up to ``--``)."""
+    """Return the remap rules of a command line (every ``--ros-args`` section, up to ``--``)."""
     rules: list[str] = []
     in_ros, take = False, None
     for arg in args:
@@ -69,8 +84,10 @@ def _first(rules: Iterable[str], what: str, node_name: str) -> str | None:
 
 
 def fully_qualified_name(name: str, namespace: str, rules: Sequence[str]) -> str:
-    """``/namespace/name`` after ``rules`` (local first, then global); raises rclpy's
-    InvalidNodeNameException / InvalidNamespaceException for what rcl would refuse."""
+    """
+    ``/namespace/name`` after ``rules`` (local first, then global); raises rclpy's
+    InvalidNodeNameException / InvalidNamespaceException for what rcl would refuse.
+    """
     new_name = _first(rules, '__node', name) or name
     new_namespace = _first(rules, '__ns', name) or namespace or '/'
     if not new_namespace.startswith('/'):

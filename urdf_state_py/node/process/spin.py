@@ -1,4 +1,19 @@
-"""Running one node until Ctrl-C: the executor choice and the spin loop shared by every main.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Running one node until Ctrl-C: the executor choice and the spin loop shared by every main.
 
 The state publisher, the joint sweeper and the TF viewer all init rclpy, build
 a node, spin it until Ctrl-C, SIGTERM or an external shutdown, and must then
@@ -9,9 +24,9 @@ launch`` (see :class:`ShutdownSignals`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 import os
 import time
-from collections.abc import Callable, Sequence
 
 import rclpy
 from rclpy import executors
@@ -31,7 +46,8 @@ _LOGGER_NAME = 'urdf_state'
 
 
 class _CollectedQuietly:
-    """An rclpy executor which a signal may interrupt as it is built.
+    """
+    An rclpy executor which a signal may interrupt as it is built.
 
     rclpy's ``Executor.__init__`` creates guard conditions, which need a live
     context; rclpy's own signal handler shuts the context down the moment a
@@ -55,17 +71,22 @@ class _CollectedQuietly:
 
 
 class SingleThreadedExecutor(_CollectedQuietly, executors.SingleThreadedExecutor):
-    """rclpy's SingleThreadedExecutor, collected quietly when a signal interrupts its
-    construction (see :class:`_CollectedQuietly`)."""
+    """
+    Rclpy's SingleThreadedExecutor, collected quietly when a signal interrupts its
+    construction (see :class:`_CollectedQuietly`).
+    """
 
 
 class MultiThreadedExecutor(_CollectedQuietly, executors.MultiThreadedExecutor):
-    """rclpy's MultiThreadedExecutor, collected quietly when a signal interrupts its
-    construction (see :class:`_CollectedQuietly`)."""
+    """
+    Rclpy's MultiThreadedExecutor, collected quietly when a signal interrupts its
+    construction (see :class:`_CollectedQuietly`).
+    """
 
 
 def make_executor(kind: str | None = None) -> Executor:
-    """The state publisher's executor: rclpy's EventsExecutor where it exists, else the default.
+    """
+    The state publisher's executor: rclpy's EventsExecutor where it exists, else the default.
 
     EventsExecutor (``rclpy.experimental``, Jazzy and later; absent in Humble)
     cuts the per-message overhead of the wait-set executor roughly in half,
@@ -103,7 +124,7 @@ def _native_loop_serves() -> bool:
 
 
 def _events_executor_class():
-    """rclpy's EventsExecutor (a factory function in Kilted), or None where it does not exist."""
+    """Rclpy's EventsExecutor (a factory function in Kilted), or None where it does not exist."""
     try:
         from rclpy.experimental import EventsExecutor
     except ImportError:
@@ -112,7 +133,8 @@ def _events_executor_class():
 
 
 def spin_until_done(executor: Executor, future: Future, timeout: float) -> bool:
-    """Spin ``executor`` until ``future`` is done (True) or ``timeout`` seconds passed (False).
+    """
+    Spin ``executor`` until ``future`` is done (True) or ``timeout`` seconds passed (False).
 
     What ``executor.spin_until_future_complete(future, timeout)`` promises, for a
     caller that waits on many futures in turn. That call on Jazzy's rclpy (7.1)
@@ -132,7 +154,8 @@ def spin_until_done(executor: Executor, future: Future, timeout: float) -> bool:
 
 
 def _survive(err: Exception) -> None:
-    """Log a failure that escaped the executor, and carry on spinning.
+    """
+    Log a failure that escaped the executor, and carry on spinning.
 
     The node's own callbacks are guarded (see guards), but rclpy takes some
     inputs itself before any callback runs -- a malformed request to a
@@ -147,7 +170,8 @@ def _survive(err: Exception) -> None:
 def spin_until_shutdown(make_node: Callable[[], Node], *, args: Sequence[str] | None = None,
                         executor: Callable[[], Executor] = SingleThreadedExecutor,
                         step: Callable[[], float | None] | None = None) -> bool:
-    """Init rclpy with ``args``, build a node, spin it until told to stop, then clean up.
+    """
+    Init rclpy with ``args``, build a node, spin it until told to stop, then clean up.
 
     Returns True when the run was interrupted (Ctrl-C, SIGTERM, an external
     shutdown), False when ``step`` ended it or rclpy was shut down between two

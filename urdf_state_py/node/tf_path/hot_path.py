@@ -1,4 +1,19 @@
-"""JointState subscriptions served by a thread of their own, outside the executor.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+JointState subscriptions served by a thread of their own, outside the executor.
 
 Why: with rclpy's wait-set executors every wake-up rebuilds, in Python, a wait
 set of every entity of the node (six parameter services, timers, guard
@@ -40,11 +55,11 @@ and logs it, throttled, and the next message is served.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
-from contextlib import ExitStack
 from types import ModuleType
 
 from ..health import LogThrottle
@@ -58,8 +73,10 @@ _ERROR_LOG_PERIOD_S = 5.0
 
 
 def hot_path_requested(requested: bool | None = None) -> bool:
-    """Whether to use the hot path: ``requested``, else ``URDF_STATE_HOT_PATH``
-    (``auto``/``on`` -- the default -- or ``off``)."""
+    """
+    Whether to use the hot path: ``requested``, else ``URDF_STATE_HOT_PATH``
+    (``auto``/``on`` -- the default -- or ``off``).
+    """
     if requested is not None:
         return bool(requested)
     value = (os.environ.get('URDF_STATE_HOT_PATH') or 'auto').strip().lower()
@@ -69,8 +86,10 @@ def hot_path_requested(requested: bool | None = None) -> bool:
 
 
 def unavailable_reason(module: ModuleType | None, node) -> str | None:
-    """Why the extension cannot serve a subscription of ``node`` from a thread of its own
-    (None: it can): it needs the rcl pointers of the node, its context and its clock."""
+    """
+    Why the extension cannot serve a subscription of ``node`` from a thread of its own
+    (None: it can): it needs the rcl pointers of the node, its context and its clock.
+    """
     if module is None or not hasattr(module, 'Subscription'):
         return 'the native extension is not loaded'
     for what, handle in (('node', node.handle), ('context', node.context.handle),
@@ -81,8 +100,10 @@ def unavailable_reason(module: ModuleType | None, node) -> str | None:
 
 
 def qos_arguments(qos) -> tuple:
-    """An rclpy ``QoSProfile`` as the extension's ``Subscription`` takes it (rclpy's enum
-    values are rmw's; durations in ns, 0 the rmw default)."""
+    """
+    Return an rclpy ``QoSProfile`` as the extension's ``Subscription`` takes it (rclpy's enum
+    values are rmw's; durations in ns, 0 the rmw default).
+    """
     return (int(qos.history), int(qos.depth), int(qos.reliability), int(qos.durability),
             qos.deadline.nanoseconds, qos.lifespan.nanoseconds, int(qos.liveliness),
             qos.liveliness_lease_duration.nanoseconds,
@@ -122,7 +143,8 @@ class MessageErrors:
 
 
 class HotPath:
-    """JointState subscriptions (*routes*: topic, QoS, handler), owned by the extension and
+    """
+    JointState subscriptions (*routes*: topic, QoS, handler), owned by the extension and
     served by one daemon thread running its ``Loop`` (see the module docstring).
 
     Build with :meth:`attach`, then :meth:`start`; :meth:`stop` before destroying the
@@ -168,10 +190,12 @@ class HotPath:
     @classmethod
     def attach(cls, node, module: ModuleType, routes: Sequence[tuple[object, Callable]],
                errors: MessageErrors, **extra) -> 'HotPath':
-        """Take over ``routes`` (each an rclpy raw JointState subscription of ``node`` and
+        """
+        Take over ``routes`` (each an rclpy raw JointState subscription of ``node`` and
         its handler): the extension subscribes with each one's resolved topic and QoS, then
         rclpy's is destroyed. Call before the node is added to an executor. Raises (the
-        rclpy subscriptions untouched) when the extension cannot subscribe."""
+        rclpy subscriptions untouched) when the extension cannot subscribe.
+        """
         hot = cls(node, module, [(sub.topic_name, sub.qos_profile, handler)
                                  for sub, handler in routes], errors, **extra)
         for subscription, _ in routes:
@@ -256,8 +280,10 @@ class HotPath:
             return f'{type(exc).__name__}: {exc}'
 
     def _hand_back(self) -> None:
-        """The loop ended: each route becomes an rclpy subscription again (same topic and
-        QoS, its QoS parameters already declared), served by the executor."""
+        """
+        The loop ended: each route becomes an rclpy subscription again (same topic and
+        QoS, its QoS parameters already declared), served by the executor.
+        """
         from sensor_msgs.msg import JointState
         for owned in self._owned:
             owned.close()

@@ -1,4 +1,19 @@
-"""The urdf_state demo: state publisher + joint sweeper + terminal TF viewer.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The urdf_state demo: state publisher + joint sweeper + terminal TF viewer.
 
 ``python -m urdf_state_py.tools.demo [--model PATH] [--xacro-arg n:=v] [--duration S] [--rate HZ]``
 (console script ``urdf_state_demo``)
@@ -33,18 +48,21 @@ kept (and named) only when something went wrong.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 import os
+from pathlib import Path
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
-from pathlib import Path
 
 from urdf_state_py.node.process.loopback import ensure_loopback
-from .mesh_robot import PACKAGE as MESH_PACKAGE, TALOS, example_robot_data
+
+from .mesh_robot import example_robot_data
+from .mesh_robot import PACKAGE as MESH_PACKAGE
+from .mesh_robot import TALOS
 from ..view.command import DEFAULT_PORT
 from ..xacro_args import load_model_file_with_args
 
@@ -55,7 +73,7 @@ VIEWER_GRACE = 1.5      # after Ctrl-C, seconds before the viewer gets a SIGINT 
 
 
 def default_model_path() -> Path | None:
-    """The bundled H1_2 URDF: source tree first, then the installed share folder."""
+    """Return the bundled H1_2 URDF: source tree first, then the installed share folder."""
     candidates = [Path(__file__).resolve().parents[3] / DEFAULT_ROBOT]
     try:
         from ament_index_python.packages import get_package_share_directory
@@ -72,7 +90,8 @@ def default_model_path() -> Path | None:
 
 def write_params_file(folder: Path, *, description: str, model_path: Path,
                       xacro_args: Sequence[str], frame_prefix: str = '') -> Path:
-    """A ``/**: ros__parameters:`` file for the node (read by rcl's YAML parser).
+    """
+    Return a ``/**: ros__parameters:`` file for the node (read by rcl's YAML parser).
 
     Empty string arrays are left out: rcl cannot type an empty YAML sequence.
     """
@@ -123,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class _Child:
-    """One helper process; ``log``: file for its stdout+stderr (None: inherit the terminal).
+    """
+    One helper process; ``log``: file for its stdout+stderr (None: inherit the terminal).
 
     ``ignore_sigint``: start it with SIGINT ignored (inherited across exec), for
     a child that re-enables SIGINT itself once it can handle it (the viewer:
@@ -178,7 +198,8 @@ class _Child:
 
 
 class _Signals:
-    """Records SIGINT/SIGTERM/SIGHUP instead of raising in the middle of a wait.
+    """
+    Records SIGINT/SIGTERM/SIGHUP instead of raising in the middle of a wait.
 
     (A KeyboardInterrupt raised inside ``Popen.wait`` can leave the Popen's
     internal lock held, and the next wait then blocks forever.)
@@ -225,13 +246,13 @@ def _sleep_until(predicate, timeout: float, step: float = 0.05) -> bool:
 
 
 def fleet_namespaces(count: int) -> list[str]:
-    """The namespaces of ``--fleet N``: ``/r1`` .. ``/rN``."""
+    """Return the namespaces of ``--fleet N``: ``/r1`` .. ``/rN``."""
     return [f'/r{k}' for k in range(1, count + 1)]
 
 
 def write_fleet_file(folder: Path, model_path: Path, xacro_args: Sequence[str],
                      count: int) -> Path:
-    """The fleet file of ``--fleet N`` (config/fleet.example.yaml's schema)."""
+    """Return the fleet file of ``--fleet N`` (config/fleet.example.yaml's schema)."""
     import yaml
 
     robots = [{'namespace': ns, 'model': str(model_path), 'frame_prefix': f'{ns[1:]}/',
@@ -243,14 +264,14 @@ def write_fleet_file(folder: Path, model_path: Path, xacro_args: Sequence[str],
 
 
 def _prefixes(args: argparse.Namespace) -> list[str]:
-    """The frame prefix of each robot the demo shows."""
+    """Return the frame prefix of each robot the demo shows."""
     if args.fleet:
         return [f'{ns[1:]}/' for ns in fleet_namespaces(args.fleet)]
     return [args.frame_prefix] if args.frame_prefix else []
 
 
 def _tf_view_argv(args: argparse.Namespace, model_args: list[str], title: str) -> list[str]:
-    """The terminal TF viewer's command line."""
+    """Return the terminal TF viewer's command line."""
     argv = [sys.executable, '-m', f'{PACKAGE}.tools.tf_view', *model_args, '--title', title]
     for prefix in _prefixes(args):
         argv += ['--frame-prefix', prefix]
@@ -266,8 +287,10 @@ def _tf_view_argv(args: argparse.Namespace, model_args: list[str], title: str) -
 
 
 def _web_argv(args: argparse.Namespace, model_path: Path) -> list[str]:
-    """The 3D view's command line: meshes may come from the model's folder (and
-    example-robot-data's); each robot of --fleet by its namespace."""
+    """
+    Return the 3D view's command line: meshes may come from the model's folder (and
+    example-robot-data's); each robot of --fleet by its namespace.
+    """
     argv = [sys.executable, '-m', PACKAGE, 'view', '--port', str(args.port),
             '--allow-dir', str(model_path.parent)]
     meshes = example_robot_data()
@@ -281,8 +304,10 @@ def _web_argv(args: argparse.Namespace, model_path: Path) -> list[str]:
 
 
 def _demo_model(args: argparse.Namespace) -> Path | None:
-    """--model; else for the browser TALOS with its meshes (example-robot-data), and the
-    bundled H1_2 (no meshes: a skeleton in the browser) where that is not installed."""
+    """
+    --model; else for the browser TALOS with its meshes (example-robot-data), and the
+    bundled H1_2 (no meshes: a skeleton in the browser) where that is not installed.
+    """
     if args.model:
         return args.model
     meshes = example_robot_data() if args.web else None
@@ -294,7 +319,7 @@ def _demo_model(args: argparse.Namespace) -> Path | None:
 
 def _publisher_argv(args: argparse.Namespace, workdir: Path, params: Path,
                     model_path: Path) -> list[str]:
-    """The state publisher's command line: the node, or with --fleet the container."""
+    """Return the state publisher's command line: the node, or with --fleet the container."""
     if not args.fleet:
         return [sys.executable, '-m', f'{PACKAGE}.node', '--ros-args', '--params-file', str(params)]
     fleet = write_fleet_file(workdir, model_path, args.xacro_arg, args.fleet)

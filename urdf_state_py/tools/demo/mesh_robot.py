@@ -1,4 +1,19 @@
-"""The robot the demo's browser view shows by default: TALOS with its meshes.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The robot the demo's browser view shows by default: TALOS with its meshes.
 
 The bundled H1_2 ships without meshes (a skeleton in the browser). The PyPI
 package example-robot-data (BSD-3-Clause; its TALOS model is PAL Robotics'
@@ -22,7 +37,7 @@ TALOS = Path('robots') / 'talos_data' / 'robots' / 'talos_full_v2.urdf'
 
 
 def example_robot_data() -> Path | None:
-    """The share folder of the PyPI package example-robot-data, if installed."""
+    """Return the share folder of the PyPI package example-robot-data, if installed."""
     try:
         files = importlib.metadata.files(PACKAGE) or []
     except importlib.metadata.PackageNotFoundError:

@@ -1,4 +1,19 @@
-"""A joint-state source for demos: sweeps every active joint of a model within its limits.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A joint-state source for demos: sweeps every active joint of a model within its limits.
 
 ``python -m urdf_state_py.tools.demo.sweep [--model PATH] [--xacro-arg n:=v] [--rate HZ]``
 
@@ -15,19 +30,19 @@ publishes it).
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
+import sys
 
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.utilities import remove_ros_args
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
-
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers import load_model
 from urdf_state_py.node.process.loopback import ensure_loopback
 from urdf_state_py.node.process.spin import spin_until_shutdown
+
 from .sweep_plan import SweepPlan
 from ..xacro_args import load_model_file_with_args
 
@@ -35,7 +50,8 @@ __all__ = ['JointSweeper', 'main']
 
 
 class JointSweeper(Node):
-    """Publishes a sweeping JointState for every active variable of a model.
+    """
+    Publishes a sweeping JointState for every active variable of a model.
 
     Parameters: ``rate`` (Hz, 50.0), ``sweep_frequency`` (Hz of one full
     sweep, 0.2), ``amplitude`` (fraction of each joint's half range, 0.9).
@@ -100,7 +116,7 @@ class JointSweeper(Node):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of :func:`main` (ROS arguments are removed before it parses)."""
+    """Return the command line of :func:`main` (ROS arguments are removed before it parses)."""
     p = argparse.ArgumentParser(prog='python -m urdf_state_py.tools.demo.sweep',
                                 description='Publish sweeping joint states for a robot model.')
     p.add_argument('--model', help='URDF or xacro file (default: read the robot_description topic)')

@@ -1,4 +1,19 @@
-"""A terminal TF viewer: the frame tree, rates and live poses from /tf and /tf_static.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A terminal TF viewer: the frame tree, rates and live poses from /tf and /tf_static.
 
 ``python -m urdf_state_py.tools.tf_view [--model PATH] [--frames a,b] [--duration S]``
 
@@ -14,22 +29,22 @@ with ``--frame-prefix``) and, when it ends, prints a summary such as
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 import os
 import signal
 import sys
 import time
-from collections.abc import Sequence
 
 from builtin_interfaces.msg import Time
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.utilities import remove_ros_args
 from tf2_msgs.msg import TFMessage
-
-from .frame_tree import FrameTree
 from urdf_state_py.node.process.loopback import ensure_loopback
 from urdf_state_py.node.process.spin import spin_until_shutdown
-from .tf_screen import RateMeter, Screen, Stats, render, summary
+
+from .frame_tree import FrameTree
+from .tf_screen import RateMeter, render, Screen, Stats, summary
 from ..xacro_args import load_model_file_with_args
 
 __all__ = ['TfView', 'main']
@@ -89,7 +104,7 @@ def _load_expected(args: argparse.Namespace) -> tuple[list[str] | None, str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line of :func:`main` (ROS arguments are removed before it parses)."""
+    """Return the command line of :func:`main` (ROS arguments are removed before it parses)."""
     p = argparse.ArgumentParser(
         prog='python -m urdf_state_py.tools.tf_view',
         description='Terminal TF viewer: frame tree, rates and live poses from /tf, /tf_static.')
@@ -115,7 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 class _Display:
-    """The viewer's work between two spins: redraw when due, and say when to stop.
+    """
+    The viewer's work between two spins: redraw when due, and say when to stop.
 
     ``step`` is :func:`spin_until_shutdown`'s hook: it returns how long the
     next spin may wait (short, so --duration and completion are noticed
@@ -169,7 +185,8 @@ class _Display:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m urdf_state_py.tools.tf_view``.
+    """
+    Entry point of ``python -m urdf_state_py.tools.tf_view``.
 
     Returns 0, or 1 when some expected frame never arrived (or the node never
     started), 2 when ``--model`` cannot be loaded.

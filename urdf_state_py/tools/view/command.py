@@ -1,4 +1,19 @@
-"""``view``: the robot live in a browser (``ros2 urdf view``, ``python -m urdf_state_py view``).
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``view``: the robot live in a browser (``ros2 urdf view``, ``python -m urdf_state_py view``).
 
 Starts the web server (:mod:`.http_server`) on a thread and the ROS side
 (:mod:`.view_node`) in the main thread until Ctrl-C, and prints the URL to
@@ -57,8 +72,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              'link, with the frame prefix)')
     parser.add_argument('--frame-prefix', default=None, metavar='P',
                         help="prefix of the robot's TF frames, as the node's frame_prefix "
-                             "(default: with --namespace, the frame_prefix parameter of the "
-                             "node publishing the description; else found from /tf)")
+                             '(default: with --namespace, the frame_prefix parameter of the '
+                             'node publishing the description; else found from /tf)')
     parser.add_argument('--namespace', action='append', default=[], metavar='NS',
                         help='show the robot of NS (its NS/robot_description, its frames under '
                              'its frame_prefix); repeat it to show several robots side by side '
@@ -97,7 +112,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             raise ViewError(f'--install-assets: {exc}') from None
         return 0
     try:
-        from urdf_state_py.node.process.spin import make_executor, spin_until_shutdown  # noqa: PLC0415
+        from urdf_state_py.node.process.spin import (make_executor,  # noqa: PLC0415
+                                                     spin_until_shutdown)
+
         from .view_node import ViewNode  # noqa: PLC0415 - needs rclpy
     except ImportError as exc:
         raise ViewError(f'view needs ROS 2 (rclpy): {exc}; source a ROS 2 distro or use '

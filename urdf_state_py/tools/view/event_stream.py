@@ -1,4 +1,19 @@
-"""The page's live feed: Server-Sent Events carrying model changes and coalesced TF.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The page's live feed: Server-Sent Events carrying model changes and coalesced TF.
 
 One stream per open page, on its own server thread. Every :data:`PERIOD_S`
 it asks the :class:`~.tf_store.TfStore` for the frames written since its

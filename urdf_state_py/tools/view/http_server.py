@@ -1,4 +1,19 @@
-"""The view's web server: the page, its libraries, the live feed and the referenced meshes, nothing else.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The view's web server: the page, its libraries, the live feed and the referenced meshes, nothing else.
 
 Standard library only (``http.server``), one thread per connection, bounded:
 
@@ -20,13 +35,13 @@ Standard library only (``http.server``), one thread per connection, bounded:
 
 from __future__ import annotations
 
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import json
 import mimetypes
+from pathlib import Path
 import socket
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from . import event_stream
@@ -71,7 +86,7 @@ class ViewServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        """The URL to open (``http://127.0.0.1:PORT/``)."""
+        """Return the URL to open (``http://127.0.0.1:PORT/``)."""
         host, port = self.server_address[:2]
         return f"http://{f'[{host}]' if ':' in host else host}:{port}/"
 
@@ -117,7 +132,7 @@ class ViewRequestHandler(BaseHTTPRequestHandler):
     error_message_format = '%(code)d %(message)s\n'
 
     def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
-        """Requests are not logged: a page load is ~100 of them."""
+        """Request are not logged: a page load is ~100 of them."""
 
     def do_HEAD(self) -> None:  # noqa: N802 - http.server's naming
         self._answer(body=False)

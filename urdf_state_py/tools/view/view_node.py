@@ -1,4 +1,19 @@
-"""The view's ROS side: robot_description, /tf and /tf_static in, as rviz's RobotModel and TF displays read them.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The view's ROS side: robot_description, /tf and /tf_static in, as rviz's RobotModel and TF displays read them.
 
 * ``robot_description`` (``<namespace>/robot_description`` for each robot of
   ``--namespace``): std_msgs/String, reliable + transient local (depth 1), so

@@ -1,4 +1,19 @@
-"""What the view's web server shows: the current description (prepared off the ROS thread) and TF.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What the view's web server shows: the current description (prepared off the ROS thread) and TF.
 
 The ROS side hands every robot_description it receives to
 :class:`DescriptionLoader`, whose thread prepares it (parse, resolve every
@@ -15,11 +30,11 @@ file table and frame prefix.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import logging
 import threading
-from dataclasses import dataclass
 
-from .description import Prepared, prepare
+from .description import prepare, Prepared
 from .resolver import Resolver
 from .served_files import ServedFiles
 from .tf_store import TfStore
@@ -71,11 +86,11 @@ class ViewState:
 
     @property
     def current(self) -> tuple[Prepared, ServedFiles]:
-        """The first robot's description and file table."""
+        """Return the first robot's description and file table."""
         return self.robots[0].current
 
     def lookup(self, url: str) -> tuple[str, ServedFiles] | None:
-        """The real path of a served file of any robot, and the table that has it."""
+        """Return the real path of a served file of any robot, and the table that has it."""
         for robot in self.robots:
             path = robot.current[1].lookup(url)
             if path is not None:
