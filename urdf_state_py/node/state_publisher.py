@@ -133,9 +133,11 @@ class UrdfStateNode(Node):
         self._loader.on_rejected = lambda kind, reason: self._health.reject_description(
             kind, f'robot_description: {reason}', self._now_ns())
         startup_text = '' if self._use_topic else cfg['robot_description']
-        # the start-up parse does not wait for a process to start, nor (trusted: its
-        # process is replaced after it) does the next one
-        self._loader.prestart(trusted_first=trusted_start and bool(startup_text.strip()))
+        # the start-up parse does not wait for a process to start (plain URDF: parsed
+        # here; else trusted: its process is replaced after it), nor does the next one
+        startup = Source(startup_text, trusted=trusted_start)
+        self._loader.prestart(trusted_first=trusted_start and bool(startup_text.strip())
+                              and not self._loader.parses_here(startup, cfg['parser']))
         self._semantic = SemanticInput(self, self._loader, self._guard,
                                        lambda: self._loaded and self._loaded.parsed,
                                        lambda: self._cfg['robot_description_semantic'],
@@ -203,7 +205,7 @@ class UrdfStateNode(Node):
         else:
             # Ctrl-C while it parses (a large description takes seconds) ends the parse.
             with self._lock, on_shutdown_signal(self._loader.cancel):
-                self._source = Source(startup_text, trusted=trusted_start)
+                self._source = startup
                 try:
                     self._install(self._build(self._source, cfg))
                 except DescriptionError as err:
