@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from std_msgs.msg import String
@@ -28,10 +28,12 @@ from std_msgs.msg import String
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers.srdf import Semantic, check_semantic
-from urdf_state_py.core.robot_model import RobotModel, group_state_positions
 
 from .params import ParamSpec
 from .qos import DESCRIPTION_QOS
+
+if TYPE_CHECKING:
+    from urdf_state_py.core.robot_model import RobotModel
 
 __all__ = ['SEMANTIC_PARAMETERS', 'SEMANTIC_TOPIC', 'SemanticInput', 'SemanticSetting',
            'apply_semantic', 'group_states_problem']
@@ -68,7 +70,15 @@ class SemanticSetting:
 
     def robot_model(self, model: Model) -> RobotModel:
         """MoveIt's model of ``model`` with this SRDF; DescriptionError naming a mismatch."""
+        from urdf_state_py.core.robot_model import RobotModel  # noqa: PLC0415 (see _group_states)
         return RobotModel(model, check_semantic(self.semantic, model))
+
+
+def _group_states(robot: RobotModel, names: Sequence[str]) -> dict[str, float]:
+    """:func:`~urdf_state_py.core.robot_model.group_state_positions`, imported on first
+    use: a node without an SRDF never builds MoveIt's model, nor imports it at start-up."""
+    from urdf_state_py.core.robot_model import group_state_positions  # noqa: PLC0415
+    return group_state_positions(robot, names)
 
 
 def apply_semantic(setting: SemanticSetting | None, parsed: Model,
@@ -90,10 +100,10 @@ def apply_semantic(setting: SemanticSetting | None, parsed: Model,
                      f'ignored: {err}')
         return frozenset()
     try:
-        values = group_state_positions(robot, group_states)
+        values = _group_states(robot, group_states)
     except DescriptionError as err:
         logger.error(f'initial_group_states not applied: {err}')
-        values = group_state_positions(robot, ())
+        values = _group_states(robot, ())
     for variable, value in values.items():
         if variable in variable_index:
             defaults[variable_index[variable]] = value
@@ -133,7 +143,7 @@ class SemanticInput:
             setting = SemanticSetting('parameter', self._loader.read_semantic(text))
         parsed = self._parsed()
         if setting is not None and parsed is not None:
-            group_state_positions(setting.robot_model(parsed), group_states)
+            _group_states(setting.robot_model(parsed), group_states)
         return setting
 
     def startup(self, text: str) -> SemanticSetting | None:
