@@ -167,7 +167,10 @@ class DescriptionLoader:
         ``description.max_bytes``) read by :class:`UrdfXmlParser` (see the module docstring)."""
         if not source.trusted or len(source.text) > min(RECYCLE_BYTES, self.limits.max_bytes):
             return False
-        name = self._registry.select(source.text) if parser == 'auto' else parser
+        try:
+            name = self._registry.select(source.text) if parser == 'auto' else parser
+        except DescriptionError:   # no parser at all: the parser process says so
+            return False
         return name in self._registry and type(self._registry.get(name)) is UrdfXmlParser \
             and len(source.text.encode('utf-8')) <= min(RECYCLE_BYTES, self.limits.max_bytes)
 

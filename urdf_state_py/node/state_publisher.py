@@ -134,11 +134,14 @@ class UrdfStateNode(Node):
         self._loader.on_rejected = lambda kind, reason: self._health.reject_description(
             kind, f'robot_description: {reason}', self._now_ns())
         startup_text = '' if self._use_topic else cfg['robot_description']
-        # the start-up parse does not wait for a process to start (plain URDF: parsed
-        # here; else trusted: its process is replaced after it), nor does the next one
+        # The start-up parse does not wait for a process to start (plain URDF: parsed
+        # here, the worker started after it so as not to compete for the CPU; else
+        # trusted: its process is replaced after it), nor does the next one.
         startup = Source(startup_text, trusted=trusted_start)
-        self._loader.prestart(trusted_first=trusted_start and bool(startup_text.strip())
-                              and not self._loader.parses_here(startup, cfg['parser']))
+        here = bool(startup_text.strip()) and self._loader.parses_here(startup, cfg['parser'])
+        if not here or cfg['robot_description_semantic'].strip():
+            self._loader.prestart(trusted_first=trusted_start and bool(startup_text.strip())
+                                  and not here)
         self._semantic = SemanticInput(self, self._loader, self._guard,
                                        lambda: self._loaded and self._loaded.parsed,
                                        lambda: self._cfg['robot_description_semantic'],
@@ -158,6 +161,7 @@ class UrdfStateNode(Node):
         # native self-test among it): its /tf_static is what listeners wait for.
         self._input: JointStateInput | None = None
         self._load_start_up(startup, require_model)
+        self._loader.prestart()   # (started already unless the start-up parse was here)
         # joint_states -> /tf, on a thread of its own where possible (joint_state_input);
         # with source_list: the listed topics -> /tf and joint_states (sources).
         topics, warnings = source_topics(self, cfg['source_list'])
