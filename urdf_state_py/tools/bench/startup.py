@@ -221,6 +221,10 @@ def main(argv: list[str] | None = None) -> int:
     ratio = statistics.median(row['static'] for row in rows) / statistics.median(floors)
     print(f'  first /tf_static, node / floor (medians)    {ratio:8.2f}x  '
           f'(goal <= {TARGET_RATIO:.2f}x: robot_state_publisher 1.30x, +20%)')
+    # DDS discovery sometimes adds ~2 s to a start on a loaded machine, to either process:
+    # the fastest start of each is the one it did not delay
+    fastest = min(row['static'] for row in rows) / min(floors)
+    print(f'  first /tf_static, node / floor (fastest)    {fastest:8.2f}x')
     return 0
 
 
