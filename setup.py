@@ -1,7 +1,21 @@
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+from glob import glob
 import os
 import re
 import sys
-from glob import glob
 
 from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
@@ -16,7 +30,8 @@ def _files(pattern):
 
 
 def _tree(folder):
-    """data_files entries for every file below ``folder``, keeping subfolders.
+    """
+    data_files entries for every file below ``folder``, keeping subfolders.
 
     Works when the folder is empty or absent (then it contributes nothing).
     """
@@ -30,7 +45,8 @@ NATIVE_SRC = os.path.join('urdf_state_py', 'node', 'tf_path', '_native')
 
 
 def _web_data_files():
-    """The 3D view's page (web/) and the lockfile that pins its libraries.
+    """
+    Return the 3D view's page (web/) and the lockfile that pins its libraries.
 
     The libraries themselves (three.js, urdf-loader) are not installed by the build, which
     must work without network (a build farm): `ros2 urdf view --install-assets` fetches
@@ -58,11 +74,13 @@ NATIVE_LIBRARIES = ('rcl', 'rmw', 'rcutils', 'sensor_msgs__rosidl_typesupport_c'
 
 
 def _native_prefixes():
-    """Install prefixes of NATIVE_DEPENDS, from the ament index (a sourced distro or
+    """
+    Install prefixes of NATIVE_DEPENDS, from the ament index (a sourced distro or
     workspace, or the PyPI wheels' venv with AMENT_PREFIX_PATH set); None when one is not
-    indexed or ament_index_python is absent (a pip install without ROS 2)."""
+    indexed or ament_index_python is absent (a pip install without ROS 2).
+    """
     try:
-        from ament_index_python.packages import PackageNotFoundError, get_package_prefix
+        from ament_index_python.packages import get_package_prefix, PackageNotFoundError
     except ImportError:
         return None
     try:
@@ -72,7 +90,8 @@ def _native_prefixes():
 
 
 def _native_extensions():
-    """The native hot path, built against the declared rcl, rmw, rcutils and sensor_msgs
+    """
+    Return the native hot path, built against the declared rcl, rmw, rcutils and sensor_msgs
     (else none: the executor serves).
 
     URDF_STATE_BUILD_NATIVE=0 skips it. What it was built against (the rcl and

@@ -1,4 +1,19 @@
-"""Launch the urdf_state node (drop-in robot_state_publisher) for a URDF or xacro file.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Launch the urdf_state node (drop-in robot_state_publisher) for a URDF or xacro file.
 
     ros2 launch urdf_state_py urdf_state.launch.py model:=/path/robot.urdf.xacro \\
         xacro_args:="prefix:=left_ use_gripper:=true" frame_prefix:=left/
@@ -46,7 +61,6 @@ from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
-
 from urdf_state_py.tools.cli_values import as_bool
 
 PACKAGE = 'urdf_state_py'

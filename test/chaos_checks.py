@@ -1,4 +1,19 @@
-"""What the chaos soak (test_chaos_soak.py) checks, from what it recorded.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What the chaos soak (test_chaos_soak.py) checks, from what it recorded.
 
 The soak numbers its good JointStates k = 0, 1, ... and stamps message k
 ``base + k`` ms, its values a function of k: a /tf message names its k by its
@@ -11,16 +26,14 @@ been in effect between sending k and receiving the /tf -- never a mix of two.
 """
 from __future__ import annotations
 
+from array import array
 import bisect
+from dataclasses import dataclass, field
 import struct
 import threading
-from array import array
-from dataclasses import dataclass, field
-
-import numpy as np
 
 from node_harness import compose_poses
-
+import numpy as np
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
 from urdf_state_py.core.transforms import matrix_to_rpy, quaternion_to_matrix
@@ -31,7 +44,8 @@ NONE, GOOD, FLOODED = 0, 1, 2
 
 
 def read_tf(data: bytes) -> tuple[int | None, dict]:
-    """(stamp of the first transform in ns, child -> (parent, 4x4)) of a serialized
+    """
+    (stamp of the first transform in ns, child -> (parent, 4x4)) of a serialized
     TFMessage (little-endian CDR, as Fast DDS writes it).
 
     The checker reads every /tf of an hour with floods: rclpy's deserialize_message
@@ -82,8 +96,9 @@ class Config:
         self.frames = frozenset(self.prefix + link for link in moving)
 
     def mismatch(self, tf: dict, k: int) -> str | None:
-        """Why ``tf`` (child -> (parent, 4x4)) is not this model's answer to message k
-        (None: it is)."""
+        """
+        Why ``tf`` (child -> (parent, 4x4)) is not this model's answer to message k (None: it is).
+        """
         if set(tf) != self.frames:
             return f'{self.kin.model.name}/{self.prefix}: other frames'
         a, b = positions(k)
@@ -103,7 +118,7 @@ class Config:
 
 
 def _pose_text(pose: np.ndarray) -> str:
-    """A pose in a line: translation and roll, pitch, yaw."""
+    """Return a pose in a line: translation and roll, pitch, yaw."""
     return (f'at {np.round(pose[:3, 3], 4).tolist()} '
             f'rpy {np.round(matrix_to_rpy(pose[:3, :3]), 4).tolist()}')
 
@@ -134,7 +149,7 @@ class Ledger:
         self.sent_at[k] = t
 
     def config(self, description: str, prefix: str, t_req: float) -> Config:
-        """A new config asked for at ``t_req``; set its ``t_ack`` once answered."""
+        """Return a new config asked for at ``t_req``; set its ``t_ack`` once answered."""
         kin = self._kin.get(description)
         if kin is None:
             kin = self._kin[description] = Kinematics(load_model(description))
@@ -190,8 +205,10 @@ class Ledger:
             self.wrong.append(text)
 
     def lost_by_minute(self, upto: int, t0: float) -> dict[int, list[int]]:
-        """{minute after ``t0``: [good messages sent, lost, first lost k]} of the minutes
-        in which good messages (outside floods) got no /tf."""
+        """
+        {minute after ``t0``: [good messages sent, lost, first lost k]} of the minutes
+        in which good messages (outside floods) got no /tf.
+        """
         minutes: dict[int, list[int]] = {}
         for k in range(upto):
             if self.flags[k] == GOOD:
@@ -203,7 +220,7 @@ class Ledger:
         return {m: row for m, row in minutes.items() if row[1]}
 
     def tally(self, upto: int) -> dict:
-        """Counts over the good messages 0..upto-1: outside floods lost / duplicated."""
+        """Count over the good messages 0..upto-1: outside floods lost / duplicated."""
         flags, received = self.flags[:upto], self.received[:upto]
         out = {'good': 0, 'flooded': 0, 'lost': 0, 'duplicated': 0, 'lost in floods': 0}
         for flag, n in zip(flags, received):
@@ -219,7 +236,8 @@ class Ledger:
 
 @dataclass(frozen=True)
 class MemorySample:
-    """One look at the node's memory, split where a growth means different things.
+    """
+    One look at the node's memory, split where a growth means different things.
 
     ``rss`` is the whole resident set (VmRSS, psutil's RSS). ``shm`` is the part that is
     pages of shared-memory segments (Linux RssShmem): Fast DDS's shared-memory
@@ -240,7 +258,7 @@ class MemorySample:
 
 
 def memory_sample(t: float, process) -> MemorySample:
-    """The node's memory now (``process``: a psutil.Process; Linux /proc)."""
+    """Return the node's memory now (``process``: a psutil.Process; Linux /proc)."""
     kb = {}    # one read of status for the memory and the thread count
     with open(f'/proc/{process.pid}/status') as status:
         for line in status:

@@ -1,4 +1,19 @@
-"""The chaos soak's /tf receiver: a process of its own that forwards every /tf it takes.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The chaos soak's /tf receiver: a process of its own that forwards every /tf it takes.
 
 Why a process: after a flood the node works off its queued JointStates at up to
 ~4,300 /tf a second, and its /tf writer keeps the last 100 (as robot_state_publisher's).
@@ -16,15 +31,15 @@ stdin closes (the test stopped or died).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 import fcntl
 import os
+from pathlib import Path
 import struct
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
-from pathlib import Path
 
 FRAME = struct.Struct('<dI')
 #: The pipe's capacity asked for (Linux's default limit for a user): ~5,000 /tf of
@@ -33,8 +48,10 @@ PIPE_BYTES = 1 << 20
 
 
 def split_frames(buffer: bytearray, on_tf: Callable[[float, bytes], None]) -> None:
-    """Hand every whole frame at the start of ``buffer`` to ``on_tf`` and remove it; a
-    partial frame stays for the next read."""
+    """
+    Hand every whole frame at the start of ``buffer`` to ``on_tf`` and remove it; a
+    partial frame stays for the next read.
+    """
     pos, end = 0, len(buffer)
     while end - pos >= FRAME.size:
         taken_at, size = FRAME.unpack_from(buffer, pos)
@@ -84,13 +101,13 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def main() -> int:
-    """The child: take every /tf (reliable, keep all) and write it to stdout as a frame."""
+    """Return the child: take every /tf (reliable, keep all) and write it to stdout as a frame."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from urdf_state_py.tools.bench.common import ensure_loopback
     ensure_loopback()
     import rclpy
+    from test_hostile_inputs import KEEP_ALL  # the soak's reliable keep-all profile
     from tf2_msgs.msg import TFMessage
-    from test_hostile_inputs import KEEP_ALL      # the soak's reliable keep-all profile
     from urdf_state_py.node.process.spin import make_executor
     out = sys.stdout.fileno()
     try:

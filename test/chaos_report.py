@@ -1,4 +1,19 @@
-"""The chaos soak's figures and checks (test_chaos_soak.py), from what the run recorded.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The chaos soak's figures and checks (test_chaos_soak.py), from what the run recorded.
 
 Every check is printed as a figure first (``-s``), then asserted, so a failing
 long run still shows all it measured. The settings below are those the checks
@@ -8,9 +23,8 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
-
 from chaos_checks import slope_per_hour
+import numpy as np
 from urdf_state_py.node.param_services import _THREADS
 
 DURATION_S = float(os.environ.get('URDF_STATE_CHAOS_S', '120'))
@@ -41,9 +55,12 @@ _ROUTINE_WARNINGS = ("Dropped a message on '/joint_states'", 'Moved backwards in
 
 
 def _losses(soak, ledger, sent: int) -> list[str]:
-    """Each minute in which good messages got no /tf here, with what tells where they
-    went: the node's own count of /tf published in that minute (its /diagnostics)
-    against the /tf this process received, and how late the received ones came."""
+    """
+    List each minute in which good messages got no /tf here, with what tells where they went.
+
+    That is the node's own count of /tf published in that minute (its /diagnostics)
+    against the /tf this process received, and how late the received ones came.
+    """
     counts = [(t, int(n)) for t, n in soak.diagnostics.timeline('/tf messages published')]
 
     def published_by(t: float) -> int:
@@ -147,13 +164,14 @@ def report_and_assert(soak, ledger, sent, bad, unsent, samples, final, code) -> 
         print(f'  lost {line}')
     print('  slots skipped outside floods, by minute of the run: ' + (', '.join(
         f'{minute}: {n}' for minute, n in sorted(skipped_by_minute.items())) or 'none'))
-    print('  the node\'s last /diagnostics: ' + '; '.join(f'{k}={v}' for k, v in final.items()))
+    print("  the node's last /diagnostics: " + '; '.join(f'{k}={v}' for k, v in final.items()))
     warnings = [ln for ln in soak.node.lines if '[WARN]' in ln or '[ERROR]' in ln]
     # the soak's own malformed messages and flood stamps warn thousands of times an hour:
     # counted; anything else (the lines that tell what went wrong) printed
     others = [ln for ln in warnings if not any(r in ln for r in _ROUTINE_WARNINGS)]
-    print(f'  the node\'s warnings and errors: {len(warnings) - len(others)} routine '
-          f'({", ".join(_ROUTINE_WARNINGS)}), {len(others)} others (the first 30):')
+    routine = ', '.join(_ROUTINE_WARNINGS)
+    print(f"  the node's warnings and errors: {len(warnings) - len(others)} routine "
+          f'({routine}), {len(others)} others (the first 30):')
     for line in others[:30]:
         print(f'    {line[:300]}')
     assert not soak.errors, soak.errors

@@ -1,4 +1,19 @@
-"""Session-wide safety net: keep all DDS traffic of the test run on loopback.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Session-wide safety net: keep all DDS traffic of the test run on loopback.
 
 This module is imported by pytest before any test module, hence before
 anything imports rclpy, so running ``pytest`` directly (outside ``./dev.sh``)
@@ -10,7 +25,6 @@ import random
 import sys
 
 import pytest
-
 from robot_files import CORPUS, HAS_CORPUS, REPO_ROOT
 
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
@@ -23,9 +37,14 @@ if not os.environ.get('ROS_DOMAIN_ID'):
 
 
 def pytest_configure(config):
-    """Register the ``ros`` marker: ``pytest -m "not ros"`` selects the tests that need no ROS
-    (what CI runs on Python 3.10 with Ubuntu 22.04's numpy, where no rclpy is installed)."""
+    """
+    Register the ``ros`` marker: ``pytest -m "not ros"`` selects the tests that need no ROS
+    (what CI runs on Python 3.10 with Ubuntu 22.04's numpy, where no rclpy is installed).
+    """
     config.addinivalue_line('markers', 'ros: needs rclpy (and DDS, messages or launch) to run')
+    # ament_lint's pytest plugin registers these in a ROS 2 distro; not in the wheels venv
+    for marker in ('linter', 'flake8', 'pep257', 'copyright'):
+        config.addinivalue_line('markers', f'{marker}: an ament linter test')
 
 
 def pytest_report_header(config):
@@ -50,7 +69,8 @@ def repo_root():
 
 @pytest.fixture(scope='module')
 def probe():
-    """The test side of the node tests (see ``node_harness.Probe``), one per module.
+    """
+    The test side of the node tests (see ``node_harness.Probe``), one per module.
 
     The harness is imported here, not at the top, so that the ROS-free test
     modules stay importable (and runnable) without rclpy; without it, the

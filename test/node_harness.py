@@ -1,4 +1,19 @@
-"""Shared machinery of the node tests (imported by the node tests; not collected).
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Shared machinery of the node tests (imported by the node tests; not collected).
 
 * :class:`NodeUnderTest`: a :class:`UrdfStateNode` in its own rclpy context and
   executor thread (its own DDS participant), with its log lines recorded.
@@ -26,9 +41,8 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
-
-from urdf_state_py.node.state_publisher import UrdfStateNode  # noqa: E402
 from urdf_state_py.core.transforms import quaternion_to_matrix  # noqa: E402
+from urdf_state_py.node.state_publisher import UrdfStateNode  # noqa: E402
 
 DEADLINE = 15.0
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
@@ -49,7 +63,7 @@ def wait_until(predicate, timeout=DEADLINE, what='condition'):
 
 
 def as_parameter(name, value):
-    """A Parameter; lists are string arrays (an empty list would infer as bytes)."""
+    """Return a Parameter; lists are string arrays (an empty list would infer as bytes)."""
     if isinstance(value, Parameter):
         return value
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
@@ -89,8 +103,10 @@ class _Spinner:
 
 
 class _RecordingLogger:
-    """Keeps (level, text) for assertions and prints it (rclpy's logger keys its
-    throttling by call site, so one forwarding wrapper cannot serve all levels)."""
+    """
+    Keeps (level, text) for assertions and prints it (rclpy's logger keys its
+    throttling by call site, so one forwarding wrapper cannot serve all levels).
+    """
 
     def __init__(self, logger) -> None:
         self._logger = logger
@@ -222,7 +238,7 @@ class Probe:
             return len(self.tf)
 
     def wait_tf(self, predicate, since=0, timeout=DEADLINE, what='a /tf message'):
-        """The first /tf message after ``since`` for which ``predicate(msg)`` holds."""
+        """Return the first /tf message after ``since`` for which ``predicate(msg)`` holds."""
         def find():
             for msg in self.tf_since(since):
                 if predicate(msg):
@@ -270,8 +286,10 @@ class Probe:
 
 
 def set_parameters(node, clients: dict, node_name: str, timeout=DEADLINE, **values):
-    """``<node_name>/set_parameters`` from ``node`` (its executor spinning elsewhere);
-    ``clients`` caches one client per target. The list of SetParametersResults."""
+    """
+    ``<node_name>/set_parameters`` from ``node`` (its executor spinning elsewhere);
+    ``clients`` caches one client per target. The list of SetParametersResults.
+    """
     client = clients.get(node_name)
     if client is None:
         client = clients[node_name] = node.create_client(SetParameters,
@@ -286,7 +304,7 @@ def set_parameters(node, clients: dict, node_name: str, timeout=DEADLINE, **valu
 
 
 def transform_map(*messages):
-    """child frame -> (parent frame, 4x4) over the given TFMessages (later wins)."""
+    """Child frame -> (parent frame, 4x4) over the given TFMessages (later wins)."""
     out = {}
     for msg in messages:
         if msg is None:
@@ -320,4 +338,3 @@ def compose_poses(transforms, root):
     for frame in list(transforms):
         pose(frame)
     return poses
-

@@ -1,5 +1,23 @@
-"""The node's address-space ceiling (urdf_state_py/node/process/address_space.py), in child processes:
-the limit is set from the size at the call, the environment turns it off, a lower limit stays."""
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The node's address-space ceiling (urdf_state_py/node/process/address_space.py).
+
+In child processes: the limit is set from the size at the call, the environment turns it
+off, a lower limit stays.
+"""
 import os
 import subprocess
 import sys
@@ -8,7 +26,7 @@ import pytest
 
 resource = pytest.importorskip('resource')
 
-PROBE = '''
+PROBE = """
 import os, resource
 from urdf_state_py.node.process.address_space import limit_address_space, _current_size
 before = _current_size()
@@ -21,7 +39,7 @@ if limit:
         print('allocated')
     except MemoryError:
         print('refused')
-'''
+"""
 
 
 def run(arg='None', env=None, preexec=None):

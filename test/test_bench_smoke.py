@@ -1,8 +1,22 @@
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Smoke test of the benchmark command: FK section on a tiny generated tree."""
 import os
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +30,8 @@ def test_fk_bench_prints_table():
     pytest.importorskip('pinocchio')
     pytest.importorskip('urdf_parser_py')
     pytest.importorskip('psutil')
-    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''))
+    env = dict(os.environ,
+               PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''))
     proc = subprocess.run(
         [sys.executable, '-m', 'urdf_state_py.tools.bench', '--only', 'fk', '--robots', 'tree:12',
          '--trials', '2', '--no-json'],
@@ -33,8 +48,8 @@ def test_fk_bench_prints_table():
 
 
 def _user_result(robot, executor, rate, cpu_us, p99_us=300.0, out_hz=1000.0, lost=0):
-    return dict(robot=robot, executor=executor, rate=rate, cpu_us=cpu_us, lat_p99_us=p99_us,
-                out_hz=out_hz, lost=lost)
+    return {'robot': robot, 'executor': executor, 'rate': rate, 'cpu_us': cpu_us,
+            'lat_p99_us': p99_us, 'out_hz': out_hz, 'lost': lost}
 
 
 def test_the_user_targets_are_ratios_to_the_c_floor_of_the_same_run():
@@ -65,7 +80,8 @@ def test_the_user_targets_are_ratios_to_the_c_floor_of_the_same_run():
 def test_the_container_targets_compare_with_the_standalone_node_of_the_same_run():
     pytest.importorskip('psutil')
     from urdf_state_py.tools.bench.container import targets
-    mem = dict(count=20, per_robot_mb=1.12, idle_ms_per_s=21.0, standalone_idle_ms_per_s=13.3)
+    mem = {'count': 20, 'per_robot_mb': 1.12, 'idle_ms_per_s': 21.0,
+           'standalone_idle_ms_per_s': 13.3}
     cpu = {'kinds': {'container': {'cpu_us': 141.7}, 'standalone': {'cpu_us': 133.3},
                      'cfloor': {'cpu_us': 100.0}}}
     assert targets(mem, cpu) == [
@@ -76,4 +92,5 @@ def test_the_container_targets_compare_with_the_standalone_node_of_the_same_run(
         ['container CPU per /tf / C floor', '<= 1.3x', '1.42x', 'FAIL']]
     # A standalone node too idle for /proc's ticks gives no ratio rather than a division by 0.
     assert [row[0] for row in targets(dict(mem, standalone_idle_ms_per_s=0.0), None)] == [
-        'container RSS per robot beyond the first (20 robots)', 'idle container with 20 robots, CPU']
+        'container RSS per robot beyond the first (20 robots)',
+        'idle container with 20 robots, CPU']

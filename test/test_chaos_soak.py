@@ -1,4 +1,19 @@
-"""Chaos soak: everything hostile at once, against the node as a process.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Chaos soak: everything hostile at once, against the node as a process.
 
 ``URDF_STATE_CHAOS_S`` sets the duration (default 120 s; the long run is
 ``URDF_STATE_CHAOS_S=3600 ./dev.sh test test/test_chaos_soak.py -s``). The node
@@ -19,27 +34,26 @@ Checked (and printed with ``-s``): see docs/soak.md.
 """
 from __future__ import annotations
 
+from collections import Counter, deque
 import os
 import signal
 import struct
 import sys
 import threading
 import time
-from collections import Counter, deque
 
-import numpy as np
-import pytest
-
-from chaos_checks import FLOODED, GOOD, NONE, Ledger, memory_sample, positions, read_tf
-from chaos_processes import HANG_S, abandon, collect_answers, probe_env
+from chaos_checks import FLOODED, GOOD, Ledger, memory_sample, NONE, positions, read_tf
+from chaos_processes import abandon, collect_answers, HANG_S, probe_env
 from chaos_receiver import Receiver
 from chaos_report import DURATION_S, FLOOD_MARGIN_S, report_and_assert
-from test_hostile_inputs import KEEP_ALL, NODE, PREFIX, TOY, DiagnosticsRecorder, NodeProcess, \
-    serialized
+from node_harness import _Spinner, set_parameters, transform_map, wait_until
+import numpy as np
+import pytest
+from test_hostile_inputs import (DiagnosticsRecorder, KEEP_ALL, NODE, NodeProcess, PREFIX,
+                                 serialized, TOY)
+from test_isolated_parser import macro_bomb
 from test_joint_state_cdr import mutations
 from test_node_descriptions import robot
-from test_isolated_parser import macro_bomb
-from node_harness import _Spinner, set_parameters, transform_map, wait_until
 from test_xacro_sandbox import CODE_ATTACKS
 
 pytestmark = pytest.mark.ros
@@ -61,7 +75,7 @@ OTHER = TOY.replace('"toy"', '"yot"').replace('"la"', '"ka"').replace('"lm"', '"
 
 
 def _parameter_changes():
-    """The rotating parameter changes between swaps: (name, two values)."""
+    """Return the rotating parameter changes between swaps: (name, two values)."""
     return [('frame_prefix', (PREFIX, 'cx/')), ('ignore_limits', (True, False)),
             ('publish_frequency', (50.0, 20.0)), ('urdf_parser_py.strict', (True, False))]
 
@@ -431,7 +445,7 @@ def _soak(tmp_path) -> None:
             final = soak.diagnostics.latest()
         code = soak.node.proc.send_signal(signal.SIGINT) or soak.node.proc.wait(30.0)
         report_and_assert(soak, ledger, sent, (n_bad, n_bad_flooded), (n_unsent, skipped),
-                           samples, final, code)
+                          samples, final, code)
     finally:
         soak.stop.set()
         stop_chain(None, probe, *drivers)

@@ -1,4 +1,19 @@
-""".ci/tsan_reports.py: which ThreadSanitizer reports fail CI (ours) and which are set aside.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+.ci/tsan_reports.py: which ThreadSanitizer reports fail CI (ours) and which are set aside.
 
 The reports are shaped as TSan writes them (gcc 12's libtsan), cut to their frames.
 """
@@ -9,7 +24,6 @@ import subprocess
 import sys
 
 import pytest
-
 from robot_files import REPO_ROOT
 
 SCRIPT = REPO_ROOT / '.ci' / 'tsan_reports.py'

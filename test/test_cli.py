@@ -1,5 +1,21 @@
-"""The ``urdf_state_check`` CLI on the fixtures and the bundled robot: what a user debugging a
-description sees.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ``urdf_state_check`` CLI on the fixtures and the bundled robot.
+
+What a user debugging a description sees.
 
 Most tests call :func:`urdf_state_py.tools.cli.main` in-process (fast, exact
 output); a few run ``python -m urdf_state_py`` in a subprocess to cover the
@@ -11,13 +27,12 @@ from __future__ import annotations
 
 import importlib.metadata
 import math
+from pathlib import Path
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
 from robot_files import H1_2, INVALID_FIXTURES, RSP_FIXTURES
 from urdf_state_py.tools import cli
 
@@ -36,7 +51,7 @@ def call(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
 
 
 def poses(out: str) -> dict[str, dict[str, list[float]]]:
-    """The ``fk`` output as {link: {'xyz': [...], 'rpy': [...], 'xyzw': [...]}}."""
+    """Return the ``fk`` output as {link: {'xyz': [...], 'rpy': [...], 'xyzw': [...]}}."""
     result: dict[str, dict[str, list[float]]] = {}
     link = None
     for line in out.splitlines():
@@ -86,7 +101,7 @@ def test_check_through_python_m_and_stdin():
 
 
 def write_arm_xacro(tmp_path: Path) -> Path:
-    """A two-link xacro document whose link names are the args ``base`` and ``tip``."""
+    """Return a two-link xacro document whose link names are the args ``base`` and ``tip``."""
     xacro_file = tmp_path / 'arm.urdf.xacro'
     xacro_file.write_text(
         '<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">\n'
@@ -134,8 +149,8 @@ def test_check_option_list_items_append(capsys, tmp_path):
 
 
 @pytest.mark.parametrize('option, message', [
-    ('strict=true', "is not of the form PARSER.OPTION=VALUE"),
-    ('urdf_parser_py.strict', "is not of the form PARSER.OPTION=VALUE"),
+    ('strict=true', 'is not of the form PARSER.OPTION=VALUE'),
+    ('urdf_parser_py.strict', 'is not of the form PARSER.OPTION=VALUE'),
     ('urdf_parser_py.verbose=1', "parser 'urdf_parser_py' has no option 'verbose'"),
     ('urdf_parser_py.strict=maybe', 'urdf_parser_py.strict=maybe: not a bool'),
 ])
@@ -194,7 +209,8 @@ def test_unreadable_file_is_error_1(capsys, tmp_path):
 
 
 def test_fk_continuous_joint_at_pi(capsys):
-    """joint1: continuous about the default axis x, origin xyz="5 0 0" rpy="0 0 1.57".
+    """
+    joint1: continuous about the default axis x, origin xyz="5 0 0" rpy="0 0 1.57".
 
     The joint rotates link2 about its own origin, so link2 stays at x = 5 and
     its orientation is Rz(1.57) @ Rx(pi).
@@ -210,7 +226,7 @@ def test_fk_continuous_joint_at_pi(capsys):
     half = 1.57 / 2
     # q = qz(1.57) (x) qx(pi) = (cos(half), sin(half), 0, 0)
     assert result['link2']['xyzw'] == pytest.approx([math.cos(half), math.sin(half), 0, 0],
-                                                   abs=1e-6)
+                                                    abs=1e-6)
     roll, pitch, yaw = result['link2']['rpy']
     assert abs(roll) == pytest.approx(math.pi, abs=1e-6)
     assert (pitch, yaw) == pytest.approx((0.0, 1.57), abs=1e-6)
@@ -259,8 +275,11 @@ def test_fk_ignore_limits_uses_raw_value(capsys, limited_arm):
 
 
 def test_fk_clamped_real_robot_subprocess():
-    """H1_2's left_elbow_joint is limited to [-0.95, 3.18]: 10 rad is clamped and named,
-    and the wrist ends where it is at the limit itself."""
+    """
+    H1_2's left_elbow_joint is limited to [-0.95, 3.18]: 10 rad is clamped and named.
+
+    The wrist ends where it is at the limit itself.
+    """
     args = ('fk', str(H1_2), '--link', 'left_wrist_yaw_link', '--set')
     result = run_cli(*args, 'left_elbow_joint=10')
     assert result.returncode == 0, result.stderr
@@ -274,7 +293,7 @@ def test_fk_clamped_real_robot_subprocess():
 
 
 @pytest.mark.parametrize('args, message', [
-    (('--set', 'elbow=1'), "unknown joint variable(s): elbow (known: shoulder)"),
+    (('--set', 'elbow=1'), 'unknown joint variable(s): elbow (known: shoulder)'),
     (('--link', 'hand'), 'unknown link(s): hand'),
     (('--set', 'shoulder'), "'shoulder' is not of the form name=value"),
     (('--set', 'shoulder=abc'), "'abc' is not a number"),
@@ -339,4 +358,3 @@ def test_parse_number(text, value):
 def test_parse_number_rejects(text):
     with pytest.raises(cli.UsageError):
         cli.parse_number(text)
-

@@ -1,11 +1,27 @@
-"""The CLI with an SRDF: ``check``/``tree --srdf`` show MoveIt's groups, states, end effectors
-and passive joints, ``fk --group-state`` starts from the states, errors name the fault."""
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The CLI with an SRDF.
+
+``check``/``tree --srdf`` show MoveIt's groups, states, end effectors and passive joints,
+``fk --group-state`` starts from the states, errors name the fault.
+"""
 
 import numpy as np
 import pytest
-
 from robot_files import FIXTURES
-
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model_file
 from urdf_state_py.tools import cli
@@ -25,7 +41,7 @@ def test_check_and_tree_show_the_srdf(capsys, command):
     code, out, _ = run(capsys, command, URDF, '--srdf', SRDF)
     assert code == 0
     assert 'srdf: root joint base_joint (planar), model frame odom, 12 variables' in out
-    assert 'group gripper: 4 joints, 3 variables, end effector \'hand\'' in out
+    assert "group gripper: 4 joints, 3 variables, end effector 'hand'" in out
     assert '  subgroups: arm, arm_gripper, base, gripper' in out
     assert 'end effector hand: group gripper, parent link tool0, parent group arm' in out
     assert 'passive joints: finger_b_joint, finger_c_joint' in out

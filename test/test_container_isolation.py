@@ -1,4 +1,19 @@
-"""urdf_state_container under hostile input and at its edges: one robot's bad description,
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+urdf_state_container under hostile input and at its edges: one robot's bad description,
 malformed messages and unload never disturb another's /tf or parameter answers; the cap on
 robots; a container that trusts LoadNode; SIGINT and SIGTERM with robots loaded.
 """
@@ -9,10 +24,10 @@ import pytest
 
 pytestmark = pytest.mark.ros
 
-from container_harness import Container, answer_to, assert_tf_matches_fk  # noqa: E402
+from container_harness import answer_to, assert_tf_matches_fk, Container  # noqa: E402
+from node_harness import DEADLINE, wait_until  # noqa: E402
 from robot_files import FIXTURES, H1_2, RSP_FIXTURES  # noqa: E402
 from test_isolated_parser import macro_bomb  # noqa: E402
-from node_harness import DEADLINE, wait_until  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
 
 MOVING = (RSP_FIXTURES / 'two_links_moving_joint.urdf').read_text()
@@ -24,7 +39,7 @@ def pair(probe):
     """A container with a target robot (/bad) and a bystander (/good)."""
     c = Container(probe, 'isolation_container')
     c.ids = {ns: c.loaded(ns, {'robot_description': MOVING, 'frame_prefix': ns[1:] + '/',
-                                'description.timeout': 10.0})
+                               'description.timeout': 10.0})
              for ns in ('/bad', '/good')}
     yield c
     c.close()

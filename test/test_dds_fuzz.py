@@ -1,4 +1,19 @@
-"""Malformed requests below rclpy: a raw Fast DDS writer against the node as a process.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Malformed requests below rclpy: a raw Fast DDS writer against the node as a process.
 
 An rclpy publisher cannot write a service's request topic (a ROS name cannot be
 ``rq/...``), and it serialises what it is given. ``test/dds_fuzz/raw_writer.cpp``,
@@ -21,6 +36,7 @@ instead with ``URDF_STATE_REQUIRE_RAW_WRITER=1``, which .ci/run sets where g++ i
 """
 from __future__ import annotations
 
+from collections import Counter
 import glob
 import os
 import re
@@ -32,15 +48,14 @@ import sys
 import sysconfig
 import threading
 import time
-from collections import Counter
 
 import numpy as np
 import pytest
 
 pytestmark = pytest.mark.ros
 
-from test_hostile_inputs import KEEP_ALL, NODE, PREFIX, TOY, NodeProcess, send_good, serialized
 from node_harness import LATCHED, wait_until
+from test_hostile_inputs import KEEP_ALL, NODE, NodeProcess, PREFIX, send_good, serialized, TOY
 
 SOURCE = os.path.join(os.path.dirname(__file__), 'dds_fuzz', 'raw_writer.cpp')
 SEED = 17
@@ -68,7 +83,7 @@ def _fast_dds_prefix():
 
 
 def _vendored_libs() -> list[str]:
-    """The wheels' bundled libraries (auditwheel's ``ros_*.libs``): Fast DDS needs them."""
+    """Return the wheels' bundled libraries (auditwheel's ``ros_*.libs``): Fast DDS needs them."""
     return sorted(glob.glob(os.path.join(sysconfig.get_paths()['purelib'], 'ros_fast*.libs')))
 
 
@@ -144,16 +159,17 @@ class RawWriter:
 # -- the payloads --------------------------------------------------------------------
 
 def targets(node: str) -> list[tuple[str, str, str, bytes]]:
-    """(DDS topic, DDS type, durability, a well-formed payload) of everything fuzzed.
+    """
+    (DDS topic, DDS type, durability, a well-formed payload) of everything fuzzed.
 
     Names as rmw_fastrtps makes them: ``rq`` + service name + ``Request``, type
     ``<pkg>::srv::dds_::<Srv>_Request_`` (rmw_service.cpp, type_support_common.hpp).
     The well-formed requests are harmless when one gets through: names that are
     not parameters of the node, or reads.
     """
+    from rcl_interfaces import srv
     from rclpy.parameter import Parameter
     from rclpy.serialization import serialize_message
-    from rcl_interfaces import srv
     from std_msgs.msg import String
 
     absent = [Parameter('fuzz.absent', value=1.5).to_parameter_msg(),
@@ -260,8 +276,10 @@ class ParameterReader:
 
 
 def log_kinds(lines: list[str]) -> tuple[Counter, Counter]:
-    """(the node's own log lines, everything else it printed), counted by kind: the text
-    without numbers and quoted parts, cut where a throttle key (source, reason) ends."""
+    """
+    (the node's own log lines, everything else it printed), counted by kind: the text
+    without numbers and quoted parts, cut where a throttle key (source, reason) ends.
+    """
     own, other = Counter(), Counter()
     for line in lines:
         found = re.match(rf'^\[[A-Z]+\] \[[\d.]+\] \[([^\]]*)\]: (.*)', line)
@@ -296,9 +314,11 @@ class PeakRss:
 
 @pytest.mark.parametrize('count', [10**8, 2**28])
 def test_a_request_with_an_absurd_count_costs_bounded_memory(probe, raw_writer, tmp_path, count):
-    """GetParameters whose name count is ``count`` (12 bytes): rmw_fastrtps sizes the
+    """
+    GetParameters whose name count is ``count`` (12 bytes): rmw_fastrtps sizes the
     sequence before reading it (see address_space.py); the node answers the next
-    well-formed request, and its memory stays below the ceiling meanwhile."""
+    well-formed request, and its memory stays below the ceiling meanwhile.
+    """
     pytest.importorskip('psutil')
     from rcl_interfaces.srv import GetParameters
     from rclpy.serialization import serialize_message
@@ -331,8 +351,8 @@ def test_a_request_with_an_absurd_count_costs_bounded_memory(probe, raw_writer, 
 
 
 def test_malformed_dds_payloads_to_every_service_and_topic(probe, raw_writer, tmp_path):
-    from std_msgs.msg import String
     from sensor_msgs.msg import JointState
+    from std_msgs.msg import String
 
     node = NodeProcess(tmp_path, extra='    use_robot_description_topic: true\n')
     description = probe.node.create_publisher(String, 'robot_description', LATCHED)

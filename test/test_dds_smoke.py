@@ -1,13 +1,31 @@
-"""Smoke tests for the environment: real DDS across processes, loopback only,
-and the ament_python packaging (data_files / entry points)."""
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Smoke tests for the environment.
+
+Real DDS across processes, loopback only, and the ament_python packaging (data_files /
+entry points).
+"""
+from importlib import metadata
 import os
+from pathlib import Path
 import runpy
 import subprocess
 import sys
 import time
 import uuid
-from importlib import metadata
-from pathlib import Path
 
 import pytest
 
@@ -18,7 +36,7 @@ DEADLINE_S = 15.0
 
 # Publisher run in a separate interpreter: proves the message crosses a
 # process boundary over DDS (not an intra-process shortcut).
-PUBLISHER = r'''
+PUBLISHER = r"""
 import sys, time
 import rclpy
 from geometry_msgs.msg import TransformStamped
@@ -46,7 +64,7 @@ while time.monotonic() < deadline:
     rclpy.spin_once(node, timeout_sec=0.1)
 node.destroy_node()
 rclpy.shutdown()
-'''
+"""
 
 
 def test_discovery_is_loopback_only():
@@ -56,8 +74,8 @@ def test_discovery_is_loopback_only():
 
 def test_tf_message_crosses_processes_over_dds():
     rclpy = pytest.importorskip('rclpy')
-    from tf2_msgs.msg import TFMessage
     from rclpy.executors import SingleThreadedExecutor
+    from tf2_msgs.msg import TFMessage
 
     topic = '/dds_smoke_' + uuid.uuid4().hex[:8]
     proc = subprocess.Popen([sys.executable, '-c', PUBLISHER, topic],

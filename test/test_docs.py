@@ -1,4 +1,19 @@
-"""README.md and docs/: every relative link resolves and every command they name exists.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+README.md and docs/: every relative link resolves and every command they name exists.
 
 A user copies commands from the README as written, on a bare clone; a moved
 file, a renamed heading or a removed ``dev.sh`` subcommand would break that
@@ -7,11 +22,10 @@ the module files of ``python -m`` and the CLI's command table.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
+import re
 
 import pytest
-
 from urdf_state_py.tools.cli import COMMANDS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -20,7 +34,7 @@ LINK = re.compile(r'\[[^\]]*\]\(([^)\s]+)\)')
 
 
 def _slug(heading: str) -> str:
-    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    """Return GitHub's anchor for a heading: lower case, no punctuation, spaces to hyphens."""
     text = heading.strip().lower().replace('`', '')
     return re.sub(r'[^\w\- ]', '', text).replace(' ', '-')
 
@@ -88,7 +102,8 @@ def test_named_commands_exist(doc):
         if not (base.with_suffix('.py').is_file() or (base / '__main__.py').is_file()):
             unknown.append(f'python -m {module}')
     verbs = {c.name for c in COMMANDS}
-    unknown += [f'ros2 urdf {v}' for v in re.findall(r'ros2 urdf ([a-z]+)', text) if v not in verbs]
+    unknown += [f'ros2 urdf {v}'
+                for v in re.findall(r'ros2 urdf ([a-z]+)', text) if v not in verbs]
     unknown += [f'python -m urdf_state_py {v}'
                 for v in re.findall(r'python -m urdf_state_py ([a-z]+)', text) if v not in verbs]
     for path in re.findall(r'`((?:urdf_state_py|test|config|launch)/[\w/.]+\.(?:py|yaml))`', text):

@@ -1,3 +1,17 @@
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """The node's fused JointState -> /tf path against the general path, byte for byte."""
 import numpy as np
 import pytest
@@ -6,11 +20,11 @@ pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 pytest.importorskip('rclpy')
 
-from robot_files import H1_2, big_robot_params  # noqa: E402
-from urdf_state_py.node.tf_path.fast_path import FastPath  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger  # noqa: E402
+from robot_files import big_robot_params, H1_2  # noqa: E402
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
+from urdf_state_py.node.tf_path.fast_path import FastPath  # noqa: E402
+from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger  # noqa: E402
 from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms  # noqa: E402
 
 NS = 1_000_000_000
@@ -117,7 +131,7 @@ def toy():
 
 @pytest.fixture(scope='module', params=big_robot_params())
 def talos(request):
-    """A big real robot with mimic joints: the bundled H1_2, and TALOS with the corpus."""
+    """Return a big real robot with mimic joints: the bundled H1_2, and TALOS with the corpus."""
     return load_model(request.param.read_text())
 
 
@@ -241,8 +255,10 @@ def chain(joints: int) -> str:
 
 
 def test_the_route_cache_of_a_large_robot_stays_within_its_memory_budget():
-    """A peer cycling through 64 orders of a 100-joint robot's names: the cache keeps fewer
-    routes than their count allows, so their memory stays within the budget."""
+    """
+    A peer cycling through 64 orders of a 100-joint robot's names: the cache keeps fewer
+    routes than their count allows, so their memory stays within the budget.
+    """
     from urdf_state_py.node.tf_path import fast_path
 
     twin = Twin(load_model(chain(100)), 0.0)
@@ -259,8 +275,10 @@ def test_the_route_cache_of_a_large_robot_stays_within_its_memory_budget():
 
 
 def test_the_native_self_test_drives_this_robot():
-    """The native loop's start-up self-test holds TOY as model data (no XML parser in the
-    node's start-up): the same links, joints, limits and mimic rules."""
+    """
+    The native loop's start-up self-test holds TOY as model data (no XML parser in the
+    node's start-up): the same links, joints, limits and mimic rules.
+    """
     from urdf_state_py.core.model_codec import model_from_data, model_to_data
     from urdf_state_py.node.tf_path.native_selftest import SELF_TEST_MODEL
     assert model_to_data(model_from_data(SELF_TEST_MODEL))[1:] == model_to_data(load_model(TOY))[1:]

@@ -1,12 +1,26 @@
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """The node's counters and status (ROS-free): levels, messages and key/values."""
-from urdf_state_py.node.health import ERROR, OK, WARN, Health, LogThrottle, ModelView, node_status
+from urdf_state_py.node.health import ERROR, Health, LogThrottle, ModelView, node_status, OK, WARN
 
 S = 1_000_000_000
 
 
 def view(**kw):
-    base = dict(robot='toy', parser='urdf', links=4, joints=3, movable=3, never_received=(),
-                stale=())
+    base = {'robot': 'toy', 'parser': 'urdf', 'links': 4, 'joints': 3, 'movable': 3,
+            'never_received': (), 'stale': ()}
     base.update(kw)
     return ModelView(**base)
 
@@ -39,7 +53,8 @@ def test_never_received_and_stale_joints_warn_naming_them():
     assert s.message == ('12 joint(s) never received: the complete state is not yet known; '
                          '1 joint(s) stale (no update for more than 2 s)')
     assert values['joints never received'] == '12'
-    assert values['joints never received (names)'] == 'j0, j1, j2, j3, j4, j5, j6, j7, j8, j9 (+2 more)'
+    assert values['joints never received (names)'] == \
+        'j0, j1, j2, j3, j4, j5, j6, j7, j8, j9 (+2 more)'
     assert values['stale joints (names)'] == 'k' and values['stale after [s]'] == '2'
     assert dict(status(Health(), view(), stale_after_s=0.0)[0].values)['stale after [s]'] == 'off'
 

@@ -1,4 +1,19 @@
-"""Hostile JointStates over DDS against the node as a process (its real entry point).
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Hostile JointStates over DDS against the node as a process (its real entry point).
 
 Every case is generated here from a real serialised message and sent as raw
 bytes (``publisher.publish(bytes)``: rclpy then sends them unchecked, as any
@@ -28,7 +43,6 @@ import pytest
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 from node_harness import NS, transform_map, wait_until
-
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from rclpy.serialization import serialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
@@ -43,7 +57,7 @@ CASE_DEADLINE = 30.0
 KEEP_ALL = QoSProfile(depth=1, history=HistoryPolicy.KEEP_ALL,
                       reliability=ReliabilityPolicy.RELIABLE)
 # a: revolute [-1, 1] (its mimic m: x2); b: prismatic [0, 2]
-TOY = '''<robot name="toy">
+TOY = """<robot name="toy">
   <link name="base"/><link name="la"/><link name="lm"/><link name="lb"/>
   <joint name="a" type="revolute"><parent link="base"/><child link="la"/>
     <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
@@ -52,7 +66,7 @@ TOY = '''<robot name="toy">
     <mimic joint="a" multiplier="2"/></joint>
   <joint name="b" type="prismatic"><parent link="base"/><child link="lb"/>
     <axis xyz="1 0 0"/><limit lower="0" upper="2" effort="1" velocity="1"/></joint>
-</robot>'''
+</robot>"""
 MAX_NAMES = 4 * 3 + 64   # joint_states.max_names of TOY (3 variables: a, m, b)
 
 
@@ -68,7 +82,7 @@ def with_u32(data, at, value):
 
 
 def cases():
-    """name -> (payload, diagnostics category, text expected in the reason)."""
+    """Name -> (payload, diagnostics category, text expected in the reason)."""
     rng = np.random.default_rng(8)
     base = serialized(['a', 'b'], [0.1, 0.2])
     # offsets: 12 frame_id length, 20 name count, 24/32 name lengths, 40 position count
@@ -96,7 +110,8 @@ def cases():
 
 
 class NodeProcess:
-    """``python -m urdf_state_py.node`` with TOY; its log lines collected from stderr.
+    """
+    ``python -m urdf_state_py.node`` with TOY; its log lines collected from stderr.
 
     Its joint_states subscription is made reliable and keep-all (a QoS override, as a
     user may set it), so that no case depends on best effort delivering a burst or a
@@ -104,8 +119,10 @@ class NodeProcess:
     """
 
     def __init__(self, tmp_path, extra: str = '', depth: int | None = None) -> None:
-        """``extra``: more lines of the params file (4-space indented ``name: value``);
-        ``depth``: keep the last ``depth`` JointStates instead of all of them."""
+        """
+        ``extra``: more lines of the params file (4-space indented ``name: value``);
+        ``depth``: keep the last ``depth`` JointStates instead of all of them.
+        """
         params = tmp_path / 'params.yaml'
         indented = '\n'.join('      ' + line for line in TOY.splitlines())
         history = 'keep_all' if depth is None else f'keep_last\n          depth: {depth}'
@@ -203,7 +220,8 @@ def hostile(probe, tmp_path_factory):
 
 
 def send_good(probe, raw, value, timeout=CASE_DEADLINE):
-    """A good JointState a=value, b=|value|/2; returns the /tf message it produced.
+    """
+    Return a good JointState a=value, b=|value|/2; returns the /tf message it produced.
 
     Re-sent (new stamp) every second until it shows, for at most ``timeout`` s: right
     after start-up the node's /tf publisher may not have matched the probe yet.

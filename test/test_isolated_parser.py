@@ -1,4 +1,19 @@
-"""Parsing in a worker process (no ROS): limits on time, memory and output, and recovery.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Parsing in a worker process (no ROS): limits on time, memory and output, and recovery.
 
 A macro bomb and a loop are stopped at the time limit (the worker is killed),
 an allocation beyond the memory limit fails in the worker, an expansion
@@ -9,7 +24,6 @@ the reason and that the caller got control back.
 import time
 
 import pytest
-
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.parsers import default_registry
 from urdf_state_py.core.parsers.isolated import IsolatedParser, ParseLimits
@@ -17,10 +31,10 @@ from urdf_state_py.core.parsers.xacro_sandbox import RESTRICTED, TRUSTED
 
 pytest.importorskip('xacro')
 
-SMALL = '''<robot name="small"><link name="a"/><link name="b"/>
+SMALL = """<robot name="small"><link name="a"/><link name="b"/>
 <joint name="j" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 2"/>
 <limit lower="-1" upper="1" effort="1" velocity="1"/><origin xyz="0.1 0 0" rpy="0 0 0.5"/>
-</joint></robot>'''
+</joint></robot>"""
 
 
 def macro_bomb(levels=7):
@@ -104,7 +118,7 @@ def test_errors_come_back_with_the_parser_name(parser):
 
 
 def bomb_in_a_thread(parser):
-    """(the started thread parsing a macro bomb, the list its DescriptionError goes to)."""
+    """Return the started thread parsing a macro bomb, and the list its error goes to."""
     import threading
     errors = []
 
@@ -134,9 +148,13 @@ def test_close_during_a_parse_returns_at_once(parser):
 
 
 def test_stop_while_the_worker_starts_ends_the_parse_and_every_later_one(parser, monkeypatch):
-    """stop() runs in a signal handler (Ctrl-C during the node's start-up parse), which
+    """
+    A stop() while the worker is being started ends the parse as soon as the worker exists.
+
+    stop() runs in a signal handler (Ctrl-C during the node's start-up parse), which
     may come while the worker is being started, before close() can find it to kill: the
-    parse ends as soon as the worker exists, and no later parse starts one."""
+    parse ends as soon as the worker exists, and no later parse starts one.
+    """
     import subprocess
     real_popen, started = subprocess.Popen, []
 
@@ -178,9 +196,13 @@ def no_new_process(monkeypatch):
 
 
 def test_prestarted_workers_take_the_first_two_parses(parser, monkeypatch):
-    """A node's start-up: the worker and the successor that replaces it after the trusted
-    start-up parse start at once, so neither that parse nor the first one set at run time
-    waits for a process to start (a few hundred ms on a busy machine)."""
+    """
+    A node's start-up: the worker and its successor start at once.
+
+    The successor replaces the worker after the trusted start-up parse, so neither that
+    parse nor the first one set at run time waits for a process to start (a few hundred
+    ms on a busy machine).
+    """
     parser.prestart(successor=True)
     worker, successor = parser._worker, parser._successor
     assert worker.alive() and successor.alive() and worker.pid != successor.pid
@@ -193,8 +215,11 @@ def test_prestarted_workers_take_the_first_two_parses(parser, monkeypatch):
 
 
 def test_a_parse_that_replaces_its_worker_starts_the_next_one_meanwhile(parser, monkeypatch):
-    """After a trusted or large parse, or one stopped at the time limit, the next parse
-    finds its worker already started."""
+    """
+    The next parse finds its worker already started.
+
+    Also after a trusted or large parse, or one stopped at the time limit.
+    """
     parser.parse(SMALL, 'auto', {}, RESTRICTED)
     for text, policy in ((TRUSTED_SMALL, TRUSTED), (macro_bomb(), RESTRICTED)):
         retired = parser._worker

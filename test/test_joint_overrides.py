@@ -1,18 +1,34 @@
-"""joint_state_publisher's model settings as model transforms (ROS-free): dependent
-joints become mimic rules, soft limits narrow the hard ones, zeros are checked, and
-the merged JointState's contents and the velocity integration are what they say."""
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+joint_state_publisher's model settings as model transforms (ROS-free).
+
+Dependent joints become mimic rules, soft limits narrow the hard ones, zeros are checked,
+and the merged JointState's contents and the velocity integration are what they say.
+"""
 import math
 
 import numpy as np
 import pytest
-
-from urdf_state_py.core.joint_overrides import (DependentJoint, apply_overrides,
-                                                dependent_joints_from, zero_problem)
+from urdf_state_py.core.joint_overrides import (apply_overrides, dependent_joints_from,
+                                                DependentJoint, zero_problem)
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
 from urdf_state_py.node.joint_state_publisher.output import JointStateOutput, VelocityIntegrator
 
-ARM = '''<robot name="arm">
+ARM = """<robot name="arm">
   <link name="b"/><link name="l1"/><link name="l2"/><link name="l3"/><link name="l4"/>
   <joint name="j1" type="revolute"><parent link="b"/><child link="l1"/><axis xyz="0 0 1"/>
     <limit lower="-2" upper="2" effort="1" velocity="1"/>
@@ -22,7 +38,7 @@ ARM = '''<robot name="arm">
   <joint name="j3" type="continuous"><parent link="l2"/><child link="l3"/><axis xyz="1 0 0"/>
   </joint>
   <joint name="fx" type="fixed"><parent link="l3"/><child link="l4"/></joint>
-</robot>'''
+</robot>"""
 
 
 @pytest.fixture(scope='module')

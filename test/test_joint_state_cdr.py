@@ -1,4 +1,19 @@
-"""The raw JointState reader against rclpy's own deserialisation, value for value.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The raw JointState reader against rclpy's own deserialisation, value for value.
 
 The fuzz tests feed it malformed payloads made from real serialised messages
 (truncated, random, mutated, absurd counts, bad strings): it must either
@@ -18,8 +33,8 @@ pytest.importorskip('rclpy')
 
 from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
-
-from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader, MalformedJointState  # noqa: E402
+from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader  # noqa: E402
+from urdf_state_py.node.tf_path.joint_state_cdr import MalformedJointState
 
 ALPHABET = ['a', 'joint', '_', '1', 'é', 'ß', '関節', '🦾', ' ', '/']
 
@@ -86,7 +101,7 @@ def rclpy_decode(data):
 
 
 def check_against_rclpy(reader, data) -> bool:
-    """The reader's verdict on ``data`` agrees with rclpy's; True when it accepted."""
+    """Return the reader's verdict on ``data`` agrees with rclpy's; True when it accepted."""
     try:
         fields = reader.read(data)
     except MalformedJointState as err:
@@ -156,7 +171,7 @@ def test_fuzz_malformed_payloads_raise_or_match_rclpy():
 
 
 def names_payload(raw_names):
-    """A JointState payload (LE XCDR1) whose name strings are the given raw bytes."""
+    """Return a JointState payload (LE XCDR1) whose name strings are the given raw bytes."""
     out = bytearray(b'\x00\x01\x00\x00' + struct.pack('<iI', 1, 2) + struct.pack('<I', 1) + b'\0\0\0\0')
     out += struct.pack('<I', len(raw_names))
     for raw in raw_names:

@@ -1,20 +1,37 @@
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Joint-state merging, validation and rate limiting, without ROS."""
 import math
 
 import numpy as np
 import pytest
-
+from urdf_state_py.core.model import Joint, Limits, Link, Mimic, Model
 from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger
 from urdf_state_py.node.tf_path.publish_throttle import PublishThrottle, upstream_interval_ns
-from urdf_state_py.core.model import Joint, Limits, Link, Mimic, Model
 
 MS = 1_000_000
 S = 1_000_000_000
 
 
 def make_model():
-    """base -> a (revolute) -> b (mimic of a) -> c (mimic of b); base -> d (continuous);
-    base -> e (fixed, with a mimic tag); base -> p (planar); p -> f (floating)."""
+    """
+    Return a model with every joint type and chained mimics.
+
+    Base -> a (revolute) -> b (mimic of a) -> c (mimic of b); base -> d (continuous);
+    base -> e (fixed, with a mimic tag); base -> p (planar); p -> f (floating).
+    """
     links = [Link(n) for n in ('base', 'a', 'b', 'c', 'd', 'e', 'p', 'f')]
     joints = [
         Joint('ja', 'revolute', 'base', 'a', axis=(0, 0, 1), limits=Limits(-1.0, 1.0)),
@@ -30,7 +47,7 @@ def make_model():
 
 
 def make_merger():
-    """A merger of the toy model at its default positions, with no rate limit."""
+    """Return a merger of the toy model at its default positions, with no rate limit."""
     model = make_model()
     index = {name: i for i, name in enumerate(model.variable_names)}
     defaults = np.array([model.default_positions()[n] for n in model.variable_names])

@@ -1,4 +1,19 @@
-"""Kinematics on hand-made models: joint semantics, limits, mimic rules, batches, API.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Kinematics on hand-made models: joint semantics, limits, mimic rules, batches, API.
 
 Models are built directly (no parser), so these tests pin down the kinematics
 alone. Expected poses are written out by hand, or -- for the randomised
@@ -9,21 +24,20 @@ import math
 
 import numpy as np
 import pytest
-
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.kinematics import JointTransforms, Kinematics
 from urdf_state_py.core.model import Joint, JointType, Limits, Link, Mimic, Model, Origin
 from urdf_state_py.core.transforms import (compose_poses, matrix_to_quaternion, matrix_to_rpy,
-                                      normalize_quaternion, quaternion_multiply,
-                                      quaternion_rotate, quaternion_to_matrix,
-                                      quaternion_to_rpy, rpy_to_matrix, rpy_to_quaternion,
-                                      transform)
+                                           normalize_quaternion, quaternion_multiply,
+                                           quaternion_rotate, quaternion_to_matrix,
+                                           quaternion_to_rpy, rpy_to_matrix, rpy_to_quaternion,
+                                           transform)
 
 PI = math.pi
 
 
 def make_model(*joints, name='test', extra_links=()):
-    """A Model whose links are exactly those the joints mention (plus ``extra_links``)."""
+    """Return a Model whose links are exactly those the joints mention (plus ``extra_links``)."""
     links = list(extra_links)
     for joint in joints:
         for link in (joint.parent, joint.child):
@@ -147,7 +161,7 @@ def test_prismatic_clamped():
 
 
 def reversed_mimic_chain(b_lower, b_upper):
-    """c = -b + 0.5, b = 2a + 0.1, a in [-1, 1], declared c, b, a (not in resolution order)."""
+    """C = -b + 0.5, b = 2a + 0.1, a in [-1, 1], declared c, b, a (not in resolution order)."""
     return Kinematics(make_model(
         rev('c', 'base', 'lc', mimic=Mimic('b', -1.0, 0.5)),
         rev('b', 'base', 'lb', lower=b_lower, upper=b_upper, mimic=Mimic('a', 2.0, 0.1)),
@@ -378,7 +392,7 @@ def reference_link_poses(model, q_effective):
 
 
 def random_model(rng, n_joints=40, deep=False):
-    """A random tree mixing every joint type, with random origins/axes/limits and mimics."""
+    """Return a random tree of every joint type, with random origins/axes/limits, mimics."""
     joints = []
     links = ['root']
     types = [JointType.REVOLUTE] * 4 + [JointType.CONTINUOUS, JointType.PRISMATIC] * 2 \

@@ -1,4 +1,19 @@
-"""Root-relative link poses of every robot equal pinocchio's (1e-9).
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Root-relative link poses of every robot equal pinocchio's (1e-9).
 
 For the robots the repository carries (the bundled H1_2, robot_state_publisher's
 test URDFs) and, where the shared corpus is present, each valid robot in the
@@ -38,9 +53,7 @@ import zlib
 
 import numpy as np
 import pytest
-
-from robot_files import CORPUS, H1_2, REPO_ROOT, RSP_FIXTURES, corpus_params, needs_corpus
-
+from robot_files import CORPUS, corpus_params, H1_2, needs_corpus, REPO_ROOT, RSP_FIXTURES
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import JointType
 
@@ -72,7 +85,7 @@ FILES = REPO_FILES + corpus_params(CORPUS_FILES)
 
 
 def source(relative):
-    """The file of a FILES entry: in the repository, else in the corpus."""
+    """Return the file of a FILES entry: in the repository, else in the corpus."""
     return REPO_ROOT / relative if relative in REPO_FILES else CORPUS / relative
 
 
@@ -82,8 +95,12 @@ def test_corpus_is_present():
 
 
 def random_configuration(kin, rng):
-    """Our variable vector: independent joints within limits; mimic joints get noise too
-    (resolve must overwrite it); floating quaternions are not normalised."""
+    """
+    Our variable vector: independent joints within limits.
+
+    Mimic joints get noise too (resolve must overwrite it); floating quaternions are not
+    normalised.
+    """
     q = kin.default_positions()
     for joint in kin.model.joints:
         if not joint.is_movable:
@@ -168,7 +185,8 @@ MIMIC_FILES = ([f for f in REPO_FILES if _has_mimic(f)]
 
 @pytest.mark.parametrize('relative', MIMIC_FILES)
 def test_mimic_rules_match_pinocchio_mimic_models(relative):
-    """Independent check of the mimic rules: pinocchio built WITH mimic support.
+    """
+    Independent check of the mimic rules: pinocchio built WITH mimic support.
 
     Pinocchio never clamps, so this compares ``ignore_limits=True``. Pinocchio
     refuses some files (e.g. TALOS, robotiq: "The parent joint of the mimic

@@ -1,4 +1,19 @@
-"""launch/urdf_state.launch.py and config/urdf_state.yaml.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+launch/urdf_state.launch.py and config/urdf_state.yaml.
 
 The launch file can only be executed where ``launch``/``launch_ros`` are
 installed (skipped otherwise); it is always compiled and inspected statically.
@@ -8,8 +23,8 @@ YAML parser accepts it.
 """
 import ast
 import importlib.util
-import py_compile
 from pathlib import Path
+import py_compile
 
 import pytest
 import yaml
@@ -113,7 +128,7 @@ def test_launch_node_action_parameters(tmp_path):
 
 
 def _launch_overrides(context, module):
-    """The parameter dict the launch file hands the Node (its last ``parameters`` entry)."""
+    """Return the parameter dict the launch file hands the Node (last ``parameters`` entry)."""
     import unittest.mock
     with unittest.mock.patch.object(module, 'Node') as node:
         module._launch_node(context)
@@ -121,8 +136,11 @@ def _launch_overrides(context, module):
 
 
 def test_launch_passes_source_list_through(tmp_path):
-    """``source_list:="arm/joint_states grip"`` becomes the node's string array; "" leaves
-    the parameter at its default (the node as robot_state_publisher)."""
+    """
+    ``source_list:="arm/joint_states grip"`` becomes the node's string array.
+
+    "" leaves the parameter at its default (the node as robot_state_publisher).
+    """
     pytest.importorskip('launch', reason='launch is not installed (ROS 2 launch framework)')
     pytest.importorskip('launch_ros', reason='launch_ros is not installed')
     from launch import LaunchContext
@@ -214,7 +232,7 @@ def test_config_yaml_matches_node_parameters_and_defaults():
 
 @pytest.mark.ros
 def test_config_yaml_is_accepted_by_rcl():
-    """rcl's YAML parser (not PyYAML) reads the file and the node starts with the defaults."""
+    """Rcl's YAML parser (not PyYAML) reads the file and the node starts with the defaults."""
     declared = _node_parameters()
     with_file = _node_parameters(['urdf_state', '--ros-args', '--params-file', str(CONFIG_FILE)])
     assert with_file == declared

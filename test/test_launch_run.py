@@ -1,4 +1,19 @@
-"""urdf_state.launch.py and fleet.launch.py started for real, as ``ros2 launch`` runs them.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+urdf_state.launch.py and fleet.launch.py started for real, as ``ros2 launch`` runs them.
 
 Each launch runs in its own process (a LaunchService including the file, which is what
 ``ros2 launch`` does), its nodes in their own processes: /tf_static must come out, a
@@ -9,11 +24,11 @@ exit 0. launch and launch_ros are not on PyPI: without them these tests skip.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import signal
 import subprocess
 import sys
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -29,7 +44,7 @@ from robot_files import REPO_ROOT  # noqa: E402
 
 #: Launch start-up, the parser process and DDS discovery on a loaded machine.
 START = 90.0
-RUNNER = '''
+RUNNER = """
 import sys
 from launch import LaunchService
 from launch.actions import IncludeLaunchDescription
@@ -39,7 +54,7 @@ service.include_launch_description(IncludeLaunchDescription(
     PythonLaunchDescriptionSource(sys.argv[1]),
     launch_arguments=[a.split(':=', 1) for a in sys.argv[2:]]))
 sys.exit(service.run())
-'''
+"""
 FIXTURE = REPO_ROOT / 'test' / 'fixtures' / 'urdfdom_arm.urdf'
 
 

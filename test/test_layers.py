@@ -1,4 +1,19 @@
-"""The layers of the package: tools -> node -> core, and the core never touches ROS.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The layers of the package: tools -> node -> core, and the core never touches ROS.
 
 * At run time: a fresh interpreter in which ROS packages cannot be imported (a
   meta-path finder raises ImportError for them, installed before anything
@@ -16,9 +31,9 @@ from __future__ import annotations
 
 import ast
 import json
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -31,7 +46,7 @@ ROS_PACKAGES = ('rclpy', 'rcl_interfaces', 'std_msgs', 'sensor_msgs', 'geometry_
                 'launch_ros', 'ament_index_python', 'rosidl_runtime_py', 'rpyutils')
 
 # Runs in the child interpreter: block, import, exercise, report as JSON.
-_BLOCK = '''
+_BLOCK = """
 import importlib, json, pkgutil, sys
 BLOCKED = set(sys.argv[1].split(','))
 for name in [m for m in sys.modules if m.split('.')[0] in BLOCKED]:
@@ -44,9 +59,9 @@ class Blocker:
         return None
 
 sys.meta_path.insert(0, Blocker())
-'''
+"""
 
-_EXERCISE = '''
+_EXERCISE = """
 import numpy as np
 import urdf_state_py
 import urdf_state_py.core
@@ -82,7 +97,7 @@ print(json.dumps({
     'clamped': len(clamped), 'links': len(poses), 'tf': len(tf), 'xacro_x': xacro_x,
     'find_error': find_error, 'probes': probes,
 }))
-'''
+"""
 
 
 def _run(code: str, blocked: tuple[str, ...]) -> dict:
@@ -111,7 +126,7 @@ def test_core_imports_and_runs_without_ros():
 
 def test_core_works_without_urdf_parser_py():
     """urdfdom-py is optional: the registry still lists its plugin, which explains itself."""
-    code = _EXERCISE.split('probes = {}')[0] + '''
+    code = _EXERCISE.split('probes = {}')[0] + """
 from urdf_state_py.core.parsers import ParserRegistry
 registry = ParserRegistry.from_entry_points()
 try:
@@ -126,7 +141,7 @@ except DescriptionError as exc:
     typed = str(exc)
 print(json.dumps({'names': registry.names(), 'message': message, 'typed': typed,
                   'leaked': sorted(m for m in sys.modules if m.split('.')[0] in BLOCKED)}))
-'''
+"""
     report = _run(code, ('urdf_parser_py', 'lxml'))
     assert report['leaked'] == []
     assert 'urdf_parser_py' in report['names']
@@ -151,7 +166,7 @@ def _module_name(path: Path) -> str:
 
 
 def _imports(path: Path):
-    """(imported absolute module name, guarded by ``except ImportError``) per import."""
+    """Return (imported absolute module name, guarded by ``except ImportError``) per import."""
     tree = ast.parse(path.read_text(encoding='utf-8'), str(path))
     module = _module_name(path)
     package = module if path.name == '__init__.py' else module.rpartition('.')[0]
@@ -217,8 +232,11 @@ def test_imports_run_one_way(path):
 
 
 def _module_graph() -> dict[str, set[str]]:
-    """Module -> the package modules it imports (also inside functions). Its own
-    packages are left out: Python imports them before the module whatever it says."""
+    """
+    Map each module to the package modules it imports (also inside functions).
+
+    Its own packages are left out: Python imports them before the module whatever it says.
+    """
     modules = {_module_name(p): p for p in SOURCES}
     graph = {}
     for name, path in modules.items():
@@ -229,7 +247,7 @@ def _module_graph() -> dict[str, set[str]]:
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components with more than one module (Tarjan)."""
+    """Return the strongly connected components with more than one module (Tarjan)."""
     index, low, stack, on_stack, found = {}, {}, [], set(), []
 
     def visit(node: str) -> None:
@@ -260,8 +278,11 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_module_imports_itself_through_others():
-    """No import circle (also through a function-level import): each module can be read
-    knowing only what it imports."""
+    """
+    No import circle (also through a function-level import).
+
+    Each module can be read knowing only what it imports.
+    """
     assert _cycles({'a': {'b'}, 'b': {'a'}, 'c': {'a'}}) == [['a', 'b']]   # the check works
     graph = _module_graph()
     assert 'urdf_state_py.core.model' in graph['urdf_state_py.core.parsers.urdf_xml']

@@ -1,10 +1,27 @@
-"""The container's Fast DDS profile (no ROS): set only where it takes nothing from the user,
-and a valid profile file. Its effect (memory per robot) is measured by the benchmark."""
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The container's Fast DDS profile (no ROS).
+
+Set only where it takes nothing from the user, and a valid profile file. Its effect
+(memory per robot) is measured by the benchmark.
+"""
 from xml.etree import ElementTree
 
 import pytest
-
-from urdf_state_py.node.process.middleware_memory import PROFILE, SWITCH, lean_endpoints
+from urdf_state_py.node.process.middleware_memory import lean_endpoints, PROFILE, SWITCH
 
 
 @pytest.mark.parametrize('major, variable', [(2, 'FASTRTPS_DEFAULT_PROFILES_FILE'),
@@ -43,7 +60,7 @@ def test_the_profile_changes_only_the_history_memory_policy_of_endpoints():
     root = ElementTree.parse(PROFILE).getroot()
     defaults = [e for e in root if e.get('is_default_profile') == 'true']
     assert {e.tag.split('}')[1] for e in defaults} == {'participant', 'data_writer',
-                                                        'data_reader'}
+                                                       'data_reader'}
     for kind in ('data_writer', 'data_reader'):
         entity = root.find(f'p:{kind}', ns)
         assert entity.find('p:historyMemoryPolicy', ns).text == 'DYNAMIC_REUSABLE'

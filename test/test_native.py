@@ -1,4 +1,19 @@
-"""The native (C) JointState decoder against the Python reader, payload for payload; when it may run.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The native (C) JointState decoder against the Python reader, payload for payload; when it may run.
 
 The Python reader (``joint_state_cdr.py``) is checked against rclpy's own
 deserialisation by ``test_joint_state_cdr.py``; this module feeds the very same
@@ -19,9 +34,9 @@ from rclpy.serialization import serialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from test_joint_state_cdr import (count_offsets, mutations, names_payload,  # noqa: E402
                                   random_joint_state)
-
 from urdf_state_py.node.tf_path import native  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader, MalformedJointState  # noqa: E402
+from urdf_state_py.node.tf_path.joint_state_cdr import (JointStateReader,  # noqa: E402
+                                                        MalformedJointState)
 
 pytestmark = pytest.mark.ros
 NS_PER_S = 1_000_000_000
@@ -29,10 +44,12 @@ NS_PER_S = 1_000_000_000
 
 @pytest.fixture(scope='module')
 def module():
-    """The extension, where it is built (URDF_STATE_NATIVE=off only switches the node).
+    """
+    Return the extension, where it is built (URDF_STATE_NATIVE=off only switches the node).
 
     A build for another ROS 2 fails the tests that need a matching one: in a
-    checkout set up by dev.sh that is a bug, not a configuration."""
+    checkout set up by dev.sh that is a bug, not a configuration.
+    """
     try:
         return native._import(os.environ.get('URDF_STATE_NATIVE_MODULE'))
     except ImportError as err:
@@ -75,8 +92,10 @@ def test_fuzz_same_verdict_as_the_python_reader(module):
 
 
 def test_a_smaller_cap_applies_to_cached_names(module):
-    """After a swap to a smaller model the cap applies to the name list a reader has
-    cached too (the C decoder always applied it, the Python reader skipped it)."""
+    """
+    After a swap to a smaller model the cap applies to the name list a reader has
+    cached too (the C decoder always applied it, the Python reader skipped it).
+    """
     data = serialize_message(JointState(name=[f'j{i}' for i in range(5)], position=[0.0] * 5))
     readers = (JointStateReader(), native.NativeJointStateReader(module))
     assert [verdict(r, data)[0] for r in readers] == ['accepted', 'accepted']   # now cached
@@ -141,8 +160,10 @@ def _fake_install(root, versions):
 
 
 def test_abi_check_admits_the_distro_not_a_patch_release(module, tmp_path):
-    """Another patch release of the same distro (rcl major, rmw major.minor) is admitted;
-    another distro, or a library whose version cannot be told, is refused saying which."""
+    """
+    Another patch release of the same distro (rcl major, rmw major.minor) is admitted;
+    another distro, or a library whose version cannot be told, is refused saying which.
+    """
     info = module.build_info()
     assert native.abi_mismatch(info) is None
     rcl_major, rmw_major, rmw_minor = info['rcl'].split('.')[0], *info['rmw'].split('.')[:2]
@@ -182,8 +203,10 @@ def test_switched_off_the_python_decoder_serves(fresh_status, value):
 
 
 def test_the_self_test_passes_and_a_failing_one_refuses_the_loop(fresh_status, module):
-    """The C plan and the Python specification agree here; when they do not, the loop is
-    refused (the decoder, pure C, still serves) and the reason names the self-test."""
+    """
+    The C plan and the Python specification agree here; when they do not, the loop is
+    refused (the decoder, pure C, still serves) and the reason names the self-test.
+    """
     from urdf_state_py.node.tf_path import native_selftest
     fresh_status.delenv('URDF_STATE_NATIVE', raising=False)
     assert native_selftest.self_test_failure(module) is None
@@ -215,11 +238,10 @@ def test_a_matching_build_serves(fresh_status, module):
 
 def test_c_floor_loop_serves_and_stops(probe, module):
     """The benchmark's C floor: JointState in over DDS, its stamp in every transform of /tf out."""
+    from node_harness import wait_until
     import rclpy
     from rclpy.qos import qos_profile_sensor_data
     from tf2_msgs.msg import TFMessage
-    from node_harness import wait_until
-
     from urdf_state_py.node.tf_path.hot_path import HotPath, MessageErrors
     from urdf_state_py.tools.bench.driver import RawTfSource
     from urdf_state_py.tools.bench.floor_node import _c_floor_path
@@ -238,7 +260,7 @@ def test_c_floor_loop_serves_and_stops(probe, module):
                                             errors, tf_publisher=publisher)
         hot.tf_template, hot.tf_offsets = tf.template, tuple(tf.offsets)
         hot.start()
-        wait_until(lambda: publisher.get_subscription_count() > 0, what="the probe on /tf")
+        wait_until(lambda: publisher.get_subscription_count() > 0, what='the probe on /tf')
         assert hot.running
         for k in range(3):
             msg = probe.answer_to_state(['j'], [0.1 * k])
@@ -262,10 +284,11 @@ def _tf_equality_models():
 
 @pytest.mark.parametrize('robot', _tf_equality_models())
 def test_tf_bytes_equal_with_either_decoder(module, robot):
-    """The same JointState bytes through the node's path (fast path, general fallback)
-    decoded by Python and by C: every /tf payload equal byte for byte."""
-    from test_fast_path import Twin, bounds_of
-
+    """
+    The same JointState bytes through the node's path (fast path, general fallback)
+    decoded by Python and by C: every /tf payload equal byte for byte.
+    """
+    from test_fast_path import bounds_of, Twin
     from urdf_state_py.core.parsers import load_model
 
     model = load_model(robot if isinstance(robot, str) else robot.read_text())

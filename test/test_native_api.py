@@ -1,5 +1,21 @@
-"""The native loop's Python API refuses what would crash it, and a refused install
-leaves the loop without a plan.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The native loop's Python API refuses what would crash it.
+
+A refused install leaves the loop without a plan.
 
 Only the node calls ``Plan`` and ``Loop.install``, but a plan is raw memory for the
 loop: a ``Plan`` whose ``__init__`` never ran (or failed) would be dereferenced as
@@ -9,10 +25,10 @@ The crashing cases run in a child process, so that a crash fails one test (and
 .ci/sanitize's AddressSanitizer build reports where it happened).
 """
 import os
+from pathlib import Path
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -22,9 +38,8 @@ pytestmark = pytest.mark.ros
 
 pytest.importorskip('rclpy')
 
-from test_fast_path import TOY, chain  # noqa: E402
-from test_native_loop import NS, NativeTwin, _payload, module  # noqa: E402,F401 (fixture)
-
+from test_fast_path import chain, TOY  # noqa: E402
+from test_native_loop import _payload, module, NativeTwin, NS  # noqa: E402,F401 (fixture)
 from urdf_state_py.core.parsers import load_model  # noqa: E402
 from urdf_state_py.node.tf_path.native_loop import plan_of  # noqa: E402
 
@@ -32,7 +47,7 @@ from urdf_state_py.node.tf_path.native_loop import plan_of  # noqa: E402
 #: a loop paused by this thread, the kwargs of a real plan of test_fast_path's TOY (_kwargs),
 #: a payload it serves (_data), and try_plan(make) which prints "refused: ..." when
 #: ``make()`` or its install raises, else runs the plan's step (the crash, before).
-_PRELUDE = '''
+_PRELUDE = """
 import os
 from types import SimpleNamespace
 import numpy as np
@@ -60,7 +75,7 @@ def try_plan(make, data=_data):
         print('refused:', err)
         return
     print('accepted:', loop.step(data, 3 * 10**9)[0])
-'''
+"""
 
 
 def _child(script: str) -> str:
@@ -73,7 +88,7 @@ def _child(script: str) -> str:
 
 
 def test_install_refuses_a_plan_whose_init_never_ran_or_failed(module):
-    out = _child('''
+    out = _child("""
         # no names: null name offsets match, then the rate limit reads null indices
         try_plan(lambda: module.Plan.__new__(module.Plan), _payload((), (), 10**9))
 
@@ -86,7 +101,7 @@ def test_install_refuses_a_plan_whose_init_never_ran_or_failed(module):
             return plan
 
         try_plan(failed_init)
-    ''')
+    """)
     assert out.splitlines() == [
         'refused: install: a Plan whose __init__ did not complete',
         'init failed: source: expected 4 items of type q',
@@ -95,17 +110,19 @@ def test_install_refuses_a_plan_whose_init_never_ran_or_failed(module):
 
 @pytest.mark.parametrize('state', ['q', 'seen_ns', 'last'])
 def test_a_plan_refuses_an_empty_or_short_state(module, state):
-    out = _child(f'''
+    out = _child(f"""
         for length in (0, 1):
             short = np.zeros(length, dtype=_kwargs[{state!r}].dtype)
             try_plan(lambda: module.Plan(**{{**_kwargs, {state!r}: short}}))
-    ''')
+    """)
     assert [line.split(':')[0] for line in out.splitlines()] == ['refused', 'refused'], out
 
 
 def test_a_refused_install_leaves_the_loop_without_a_plan(module):
-    """The loop resumes with no plan (Python serves) rather than with the one before,
-    which may be the previous model's."""
+    """
+    The loop resumes with no plan (Python serves) rather than with the one before,
+    which may be the previous model's.
+    """
     twin = NativeTwin(module, load_model(TOY), 0.0)
     recorded = []
     twin.sync._errors.record = recorded.append
@@ -129,8 +146,10 @@ def test_a_refused_install_leaves_the_loop_without_a_plan(module):
 
 
 def test_a_plan_keeps_no_rounding_probe(module):
-    """The probe (6 x 256 doubles per joint: 393 kB for 32 joints) is read by Plan()
-    and not kept: 200 plans of a 32-joint route take a few MB, not 80."""
+    """
+    The probe (6 x 256 doubles per joint: 393 kB for 32 joints) is read by Plan()
+    and not kept: 200 plans of a 32-joint route take a few MB, not 80.
+    """
     psutil = pytest.importorskip('psutil')
     names = tuple(f'j{i}' for i in range(32))
     twin = NativeTwin(module, load_model(chain(32)), 0.0)

@@ -1,4 +1,19 @@
-"""The native loop when rcl fails under it: retried, counted, and handed over to Python.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The native loop when rcl fails under it: retried, counted, and handed over to Python.
 
 Real nodes over DDS, with the loop's test-only fault injection
 (``Loop._inject_failures``): the next *n* waits, takes, clock reads or publications of
@@ -16,14 +31,14 @@ pytestmark = pytest.mark.ros
 
 pytest.importorskip('rclpy')
 
+from node_harness import wait_until  # noqa: E402
 from test_hostile_inputs import DiagnosticsRecorder  # noqa: E402
 from test_native_node import native_node, side, switch  # noqa: E402,F401 (fixtures)
-from node_harness import wait_until  # noqa: E402
 from test_node_hot_path import send_until_tf  # noqa: E402
 
 
 def _health(node):
-    """The node's counters with the loop's pulled in (under the JointState lock)."""
+    """Return the node's counters with the loop's pulled in (under the JointState lock)."""
     with node.node._input.lock:
         health = node.node._health
         return {'published': health.tf_published, 'errors': health.native_loop_errors,

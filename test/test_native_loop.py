@@ -1,4 +1,19 @@
-"""The native loop's plan step against the Python fast path, byte for byte and state for state.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The native loop's plan step against the Python fast path, byte for byte and state for state.
 
 In process (no DDS): each payload goes, as serialised CDR, through
 
@@ -23,14 +38,14 @@ pytestmark = pytest.mark.ros
 pytest.importorskip('rclpy')
 
 from rclpy.serialization import serialize_message  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
 from robot_files import big_robot_params  # noqa: E402
-from test_fast_path import TOY, Twin, bounds_of  # noqa: E402
-
+from sensor_msgs.msg import JointState  # noqa: E402
+from test_fast_path import bounds_of, TOY, Twin  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.node.tf_path import native  # noqa: E402
 from urdf_state_py.node.health import Health  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader, MalformedJointState  # noqa: E402
+from urdf_state_py.node.tf_path import native  # noqa: E402
+from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader  # noqa: E402
+from urdf_state_py.node.tf_path.joint_state_cdr import MalformedJointState
 from urdf_state_py.node.tf_path.native_loop import LoopSync, PausingLock  # noqa: E402
 
 NS = 1_000_000_000
@@ -184,9 +199,11 @@ def test_big_robot_native_equals_python(module, path):
 
 
 def test_hostile_payloads_through_the_plan(module):
-    """The decoder fuzz's mutations of a payload the installed plan serves: the plan
+    """
+    The decoder fuzz's mutations of a payload the installed plan serves: the plan
     hands each to Python or serves it, never anything else (and the ASan build of
-    .ci/sanitize runs this too)."""
+    .ci/sanitize runs this too).
+    """
     from test_joint_state_cdr import mutations
 
     model = load_model(TOY)
@@ -206,7 +223,7 @@ def test_hostile_payloads_through_the_plan(module):
 
 
 def _fan(joints: int, lower: str) -> str:
-    """A robot of ``joints`` revolute joints side by side, each limited to [lower, 1]."""
+    """Return a robot of ``joints`` revolute joints side by side, each limited to [lower, 1]."""
     links = ''.join(f'<link name="l{i}"/>' for i in range(joints))
     return (f'<robot name="fan"><link name="base"/>{links}' + ''.join(
         f'<joint name="j{i}" type="revolute"><parent link="base"/><child link="l{i}"/>'
@@ -215,9 +232,11 @@ def _fan(joints: int, lower: str) -> str:
 
 
 def test_a_zero_of_the_other_sign_at_a_limit_is_no_clamp(module):
-    """-0.0 against a lower limit of +0.0: numpy's fmax picks the limit's zero for 16
+    """
+    -0.0 against a lower limit of +0.0: numpy's fmax picks the limit's zero for 16
     elements (its SIMD loop), the C loop keeps the message's; neither is a clamp (the
-    general path reports none), so both counters stay at zero and the /tf bytes agree."""
+    general path reports none), so both counters stay at zero and the /tf bytes agree.
+    """
     model = load_model(_fan(16, '0'))
     names = [f'j{i}' for i in range(16)]
     twin = NativeTwin(module, model, 0.0)

@@ -1,4 +1,19 @@
-"""The node's joint_states served by the native loop over DDS, and the switch back to Python.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The node's joint_states served by the native loop over DDS, and the switch back to Python.
 
 Real nodes, real DDS: the node under test with the native loop (where the
 extension is built for this ROS 2) publishes /tf that equals the general path
@@ -8,8 +23,8 @@ lists it under the node, with its QoS); ``URDF_STATE_NATIVE=off`` gives the
 executor, a failed self-test the Python hot path, and the node says which path
 serves joint_states and why.
 """
-import time
 from contextlib import contextmanager
+import time
 
 import numpy as np
 import pytest
@@ -18,13 +33,12 @@ pytestmark = pytest.mark.ros
 
 pytest.importorskip('rclpy')
 
+from node_harness import NodeUnderTest, wait_until  # noqa: E402
 from rclpy.qos import DurabilityPolicy, ReliabilityPolicy  # noqa: E402
 from rclpy.serialization import serialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
-from node_harness import NodeUnderTest, wait_until  # noqa: E402
 from test_node_hot_path import GeneralPath, RawSide, send_until_tf  # noqa: E402
 from test_node_joint_states import TOY  # noqa: E402
-
 from urdf_state_py.node.tf_path import native  # noqa: E402
 from urdf_state_py.node.tf_path.hot_path import HotPath  # noqa: E402
 
@@ -48,8 +62,10 @@ def switch(monkeypatch):
 
 @contextmanager
 def native_node(side, switch, name):
-    """The node under test with the native loop on (skips where it cannot run), and a
-    JointState publisher it has matched."""
+    """
+    The node under test with the native loop on (skips where it cannot run), and a
+    JointState publisher it has matched.
+    """
     switch.delenv('URDF_STATE_NATIVE', raising=False)
     status = native.status()
     if status.module is None:
@@ -128,9 +144,11 @@ def test_switched_off_the_executor_serves_and_says_why(switch):
 
 
 def test_a_failed_self_test_leaves_python_to_serve_and_says_why(side, switch):
-    """A node started where the C plan and the Python specification disagree (faked):
+    """
+    A node started where the C plan and the Python specification disagree (faked):
     the extension waits and decodes, every message takes the Python path, and the log
-    and /diagnostics say which check failed."""
+    and /diagnostics say which check failed.
+    """
     from urdf_state_py.node.tf_path import native_selftest
     switch.delenv('URDF_STATE_NATIVE', raising=False)
     switch.setattr(native_selftest, '_specification', lambda *args, **kwargs: b'other bytes')
@@ -155,12 +173,13 @@ def test_a_failed_self_test_leaves_python_to_serve_and_says_why(side, switch):
 
 
 def test_the_native_loop_hands_every_route_without_a_plan_to_its_handler(switch):
-    """Several subscriptions in one native wait set (the source_list case): with no plan
-    installed, each message reaches its own route's handler, bytes unchanged."""
+    """
+    Several subscriptions in one native wait set (the source_list case): with no plan
+    installed, each message reaches its own route's handler, bytes unchanged.
+    """
     import rclpy
     from rclpy.qos import qos_profile_sensor_data
     from tf2_msgs.msg import TFMessage
-
     from urdf_state_py.node.health import Health
     from urdf_state_py.node.tf_path.hot_path import MessageErrors
     from urdf_state_py.node.tf_path.native_loop import LoopSync
@@ -207,10 +226,11 @@ def test_the_native_loop_hands_every_route_without_a_plan_to_its_handler(switch)
         rclpy.try_shutdown(context=context)
 
 
-
 def test_diagnostics_shows_the_messages_handed_to_python_by_reason(side, switch):
-    """With a plan installed, every malformed message is handed to Python ('malformed'):
-    /diagnostics, read over DDS, counts exactly as many as Python rejected."""
+    """
+    With a plan installed, every malformed message is handed to Python ('malformed'):
+    /diagnostics, read over DDS, counts exactly as many as Python rejected.
+    """
     from test_hostile_inputs import DiagnosticsRecorder
     from test_node_hot_path import joint_state_bytes
 

@@ -1,4 +1,19 @@
-"""Descriptions that arrive at run time, over DDS: no code, no host data, no stall (issue 8).
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Descriptions that arrive at run time, over DDS: no code, no host data, no stall (issue 8).
 
 Every case checks the four things the issue asks for: the node is alive, the
 SetParameters result (or the log) gives the reason, the last good model is
@@ -17,24 +32,22 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from node_harness import (DEADLINE, LATCHED, NodeUnderTest, transform_map,
-                          wait_until)
-
+from node_harness import DEADLINE, LATCHED, NodeUnderTest, transform_map, wait_until
 from rcl_interfaces.srv import GetParameters  # noqa: E402 (after the harness' importorskip)
 from std_msgs.msg import String  # noqa: E402
-
 from test_isolated_parser import macro_bomb  # noqa: E402
 from test_xacro_sandbox import CODE_ATTACKS  # noqa: E402
 
+
 def robot(name='other', axis='0 0 1', x='0.1', head=''):
-    """A xacro arm: revolute 'q' (axis ``axis``), fixed 'f' at ``x``."""
-    return f'''<robot name="{name}" xmlns:xacro="http://www.ros.org/wiki/xacro">{head}
+    """Return a xacro arm: revolute 'q' (axis ``axis``), fixed 'f' at ``x``."""
+    return f"""<robot name="{name}" xmlns:xacro="http://www.ros.org/wiki/xacro">{head}
   <link name="base"/><link name="tip"/><link name="end"/>
   <joint name="q" type="revolute"><parent link="base"/><child link="tip"/>
     <axis xyz="{axis}"/><limit lower="-2" upper="2" effort="1" velocity="1"/></joint>
   <joint name="f" type="fixed"><parent link="tip"/><child link="end"/>
     <origin xyz="{x} 0 0"/></joint>
-</robot>'''
+</robot>"""
 
 
 # The launch-time (trusted) model: Python in ${} and an argument inside an expression.
@@ -53,7 +66,7 @@ def node():
 
 @pytest.fixture
 def good(probe, node):
-    """The last good model: 'arm' (the start-up model's expansion, set again)."""
+    """Return the last good model: 'arm' (the start-up model's expansion, set again)."""
     results = probe.set_parameters(node.name, robot_description=robot(name='arm', x='0.5'))
     assert results[0].successful, results[0].reason
     return node
@@ -239,11 +252,11 @@ def test_an_unexpected_failure_is_a_rejection_not_a_dead_service(probe, good, mo
 
 def two_joint_model(tag, x):
     """Joints q1, q2 (as in every variant) moving links named after ``tag``, offset ``x``."""
-    return f'''<robot name="{tag}"><link name="base"/><link name="{tag}1"/><link name="{tag}2"/>
+    return f"""<robot name="{tag}"><link name="base"/><link name="{tag}1"/><link name="{tag}2"/>
   <joint name="q1" type="continuous"><parent link="base"/><child link="{tag}1"/>
     <origin xyz="{x} 0 0"/><axis xyz="0 0 1"/></joint>
   <joint name="q2" type="continuous"><parent link="{tag}1"/><child link="{tag}2"/>
-    <origin xyz="{x} 0 0"/><axis xyz="0 0 1"/></joint></robot>'''
+    <origin xyz="{x} 0 0"/><axis xyz="0 0 1"/></joint></robot>"""
 
 
 def test_no_tf_message_mixes_two_models_while_they_swap(probe):
@@ -398,7 +411,7 @@ def test_sigint_during_a_parse_ends_the_node_quietly(probe):
 
 
 def _parser_process(pid, busy_s):
-    """The node's parser process once it has used ``busy_s`` of CPU, else None."""
+    """Return the node's parser process once it has used ``busy_s`` of CPU, else None."""
     import psutil
     for child in psutil.Process(pid).children():
         try:

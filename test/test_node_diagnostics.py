@@ -1,4 +1,19 @@
-"""/diagnostics over DDS: a subscriber follows the node's status as its state changes.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+/diagnostics over DDS: a subscriber follows the node's status as its state changes.
 
 ERROR without a description; WARN while joints were never received; OK when
 every joint flows; WARN for a stale joint, a clamped joint, a rejected
@@ -12,13 +27,11 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from test_hostile_inputs import TOY, DiagnosticsRecorder, serialized
-from test_joint_states import make_merger
 from node_harness import NodeUnderTest
-
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
-
+from test_hostile_inputs import DiagnosticsRecorder, serialized, TOY
+from test_joint_states import make_merger
 from urdf_state_py.node import diagnostics, health  # noqa: E402
 from urdf_state_py.node.tf_path import native  # noqa: E402
 
@@ -71,9 +84,11 @@ def diag(probe):
 
 
 def test_an_idle_robots_status_is_sent_again_unbuilt_and_a_change_shows(probe, monkeypatch):
-    """Idle, the status goes out every tick without pausing the loop or rebuilding it; a
+    """
+    Idle, the status goes out every tick without pausing the loop or rebuilding it; a
     JointState (also one the native loop serves alone), a rejected message and a new
-    description each show, with no periodic rebuild to fall back on."""
+    description each show, with no periodic rebuild to fall back on.
+    """
     monkeypatch.setattr(diagnostics, 'REBUILD_NS', 10 ** 18)
     node = NodeUnderTest('urdf_state_idle', {'robot_description': TOY, 'frame_prefix': 'idle/',
                                              'diagnostics.stale_after': 0.0})
@@ -117,8 +132,10 @@ def test_an_idle_robots_status_is_sent_again_unbuilt_and_a_change_shows(probe, m
 
 def test_an_idle_robots_joint_turns_stale_on_time_with_no_rebuild_to_fall_back_on(
         probe, monkeypatch):
-    """No input at all after one JointState: the status shows the joint stale once
-    ``diagnostics.stale_after`` has passed, though nothing changed its quiet key."""
+    """
+    No input at all after one JointState: the status shows the joint stale once
+    ``diagnostics.stale_after`` has passed, though nothing changed its quiet key.
+    """
     monkeypatch.setattr(diagnostics, 'REBUILD_NS', 10 ** 18)
     # 4 s: the status is built twice after the message (the /tf rate above 0, then 0),
     # the second time with the key kept, well before the joints turn stale.
@@ -219,16 +236,20 @@ def test_a_rejected_description_is_counted_and_the_model_kept(probe, diag):
 
 
 class _NotIterable(set):
-    """A received set that a reader without the JointState lock must not iterate: a message
-    may be growing it ("Set changed size during iteration" failed the tick)."""
+    """
+    A received set that a reader without the JointState lock must not iterate: a message
+    may be growing it ("Set changed size during iteration" failed the tick).
+    """
 
     def __iter__(self):
         raise AssertionError('the received set was iterated without the JointState lock')
 
 
 def test_the_quiet_key_sees_a_first_value_without_iterating_the_received_joints():
-    """The key is read without the JointState lock; it follows the merger's count of first
-    values, which changes exactly when the pending joints do."""
+    """
+    The key is read without the JointState lock; it follows the merger's count of first
+    values, which changes exactly when the pending joints do.
+    """
     merger = make_merger()
     loaded = SimpleNamespace(merger=merger, fast=SimpleNamespace(clamps=0))
     counters = health.Health()
@@ -242,10 +263,11 @@ def test_the_quiet_key_sees_a_first_value_without_iterating_the_received_joints(
     assert before is not None and after is not None and before != after
 
 
-
 def test_the_quiet_key_tells_a_new_model_from_the_freed_one_before_it():
-    """A description replaced while the robot is idle: the key must change though the old
-    model is gone and the new one is given its memory (and so its id())."""
+    """
+    A description replaced while the robot is idle: the key must change though the old
+    model is gone and the new one is given its memory (and so its id()).
+    """
     counters = health.Health()
     fast = SimpleNamespace(clamps=0)
     old, new = make_merger(), make_merger()

@@ -1,14 +1,29 @@
-"""The guards around the node's other callbacks: the description topic and parameter
-changes (failures inside the executor itself: test_ros_spin.py)."""
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The guards around the node's other callbacks: the description topic and parameter
+changes (failures inside the executor itself: test_ros_spin.py).
+"""
 
 import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from test_hostile_inputs import TOY
 from node_harness import LATCHED, NodeUnderTest, wait_until
-
 from std_msgs.msg import String  # noqa: E402
+from test_hostile_inputs import TOY
 
 
 @pytest.fixture(scope='module')
@@ -49,8 +64,10 @@ def test_a_failing_parameter_change_is_refused_with_the_reason(probe, topic_node
 
 
 def test_a_parameter_of_no_type_is_refused_and_serving_goes_on(probe, topic_node):
-    """A well-formed SetParameters whose value names no parameter type (``type: 99``):
-    rclpy's callback raised ValueError out of the executor and the caller got no answer."""
+    """
+    A well-formed SetParameters whose value names no parameter type (``type: 99``):
+    rclpy's callback raised ValueError out of the executor and the caller got no answer.
+    """
     from rcl_interfaces.msg import Parameter, ParameterValue
     from rcl_interfaces.srv import SetParameters, SetParametersAtomically
     for srv_type, service in ((SetParameters, 'set_parameters'),

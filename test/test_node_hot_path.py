@@ -1,4 +1,19 @@
-"""joint_states served by the hot path's own thread: the general path's bytes, atomic swaps.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+joint_states served by the hot path's own thread: the general path's bytes, atomic swaps.
 
 The /tf side records raw CDR bytes (no deserialisation, so a 1 kHz stream stays
 cheap in this process) and every expectation is the general path computed
@@ -16,15 +31,13 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from robot_files import H1_2, corpus_file  # noqa: E402
-from node_harness import NS, NodeUnderTest, Probe, _Spinner, wait_until  # noqa: E402
-from test_node_joint_states import MULTI_DOF, TOY  # noqa: E402
-
+from node_harness import _Spinner, NodeUnderTest, NS, Probe, wait_until  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from rclpy.serialization import serialize_message  # noqa: E402
+from robot_files import corpus_file, H1_2  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
+from test_node_joint_states import MULTI_DOF, TOY  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
-
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
 from urdf_state_py.node.guards import INTERNAL_ERROR  # noqa: E402
@@ -98,9 +111,11 @@ class GeneralPath:
 
 
 def send_until_tf(side: RawSide, pub, names, values, stamp: int) -> bytes:
-    """Best effort (and /tf discovery): re-send the same message until the /tf stamped
+    """
+    Best effort (and /tf discovery): re-send the same message until the /tf stamped
     ``stamp`` arrives; its first payload. The deadline is a bound, not an expectation (met
-    in milliseconds at rest): a loaded machine once took over 15 s (Kilted, in CI)."""
+    in milliseconds at rest): a loaded machine once took over 15 s (Kilted, in CI).
+    """
     deadline = time.monotonic() + 60.0
     while stamp not in side.received():
         assert time.monotonic() < deadline, f'no /tf for the message stamped {stamp}'
@@ -171,9 +186,11 @@ def test_hot_path_tf_equals_the_general_path_byte_for_byte(side, robot, hot):
 
 @pytest.mark.parametrize('model_a', [TOY, REVOLUTE], ids=['prismatic', 'revolute'])
 def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side, model_a):
-    """With a prismatic joint in the name list every message takes the Python path; with
+    """
+    With a prismatic joint in the name list every message takes the Python path; with
     rotating joints only, the native loop (where it serves) installs each model's plan
-    after its swap and serves the stream with it."""
+    after its swap and serves the stream with it.
+    """
     model_b = model_a.replace('name="toy"', 'name="toy_b"').replace(
         '<origin xyz="1 0 0"/>', '<origin xyz="1.5 0 0.25"/>').replace(
         '<origin xyz="0 1 0"/>', '<origin xyz="0 1.25 0"/>').replace(
@@ -323,11 +340,13 @@ def _free_elsewhere(lock) -> bool:
 
 
 def test_a_settings_swap_adopts_the_joint_values_between_two_messages(side):
-    """use_smallest_joint_limits rebuilds the model, whose new merger adopts the values the
+    """
+    use_smallest_joint_limits rebuilds the model, whose new merger adopts the values the
     old one received. A JointState handled meanwhile (the serving thread, as a handed-over
     message) would change the old merger's received set and values under the adopt:
     "Set changed size during iteration" (the change refused as an internal error) or the
-    values of two messages mixed. So adopt runs under the JointState lock."""
+    values of two messages mixed. So adopt runs under the JointState lock.
+    """
     node = NodeUnderTest('urdf_state_adopt', {
         'robot_description': REVOLUTE, 'publish_frequency': 0.0, 'ignore_timestamp': True},
         namespace='/adopt')
@@ -335,8 +354,10 @@ def test_a_settings_swap_adopts_the_joint_values_between_two_messages(side):
     interleaved = []
 
     class Interleaving(set):
-        """The old merger's received joints: after the first one, a JointState is handled
-        wherever the lock lets one in (old: here, mid-adopt)."""
+        """
+        The old merger's received joints: after the first one, a JointState is handled
+        wherever the lock lets one in (old: here, mid-adopt).
+        """
 
         def __iter__(self):
             items = super().__iter__()

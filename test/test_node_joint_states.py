@@ -1,4 +1,19 @@
-"""JointState handling over DDS: rate limit, timestamps, merging, bad messages,
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+JointState handling over DDS: rate limit, timestamps, merging, bad messages,
 default positions, planar/floating joints, frame_prefix, description topic.
 
 Nodes publishing on the shared /tf are told apart by their frame prefixes.
@@ -10,8 +25,7 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from node_harness import (LATCHED, NodeUnderTest, compose_poses, transform_map,
-                          wait_until)
+from node_harness import compose_poses, LATCHED, NodeUnderTest, transform_map, wait_until
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
 
@@ -19,7 +33,7 @@ MS = 1_000_000
 S = 1_000_000_000
 
 # a: revolute [-1, 1]; m: mimic of a (x2); b: prismatic; f: fixed.
-TOY = '''<robot name="toy">
+TOY = """<robot name="toy">
   <link name="base"/><link name="la"/><link name="lm"/><link name="lb"/><link name="lf"/>
   <joint name="a" type="revolute"><parent link="base"/><child link="la"/>
     <origin xyz="1 0 0"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>
@@ -32,15 +46,15 @@ TOY = '''<robot name="toy">
     <origin xyz="0 0 1"/><axis xyz="1 0 0"/><limit lower="0" upper="2" effort="1" velocity="1"/>
   </joint>
   <joint name="f" type="fixed"><parent link="lb"/><child link="lf"/><origin xyz="0 0 0.5"/></joint>
-</robot>'''
+</robot>"""
 
-MULTI_DOF = '''<robot name="multi_dof">
+MULTI_DOF = """<robot name="multi_dof">
   <link name="world"/><link name="cart"/><link name="drone"/>
   <joint name="plane" type="planar"><parent link="world"/><child link="cart"/>
     <origin xyz="0 0 0.1" rpy="0 0 0.3"/><axis xyz="0 0 1"/></joint>
   <joint name="fly" type="floating"><parent link="cart"/><child link="drone"/>
     <origin xyz="0 0 1"/></joint>
-</robot>'''
+</robot>"""
 
 
 @pytest.fixture(scope='module')
@@ -52,7 +66,7 @@ def node():
 
 @pytest.fixture
 def toy(probe, node):
-    """A fresh TOY model (reloading resets the merged state and the rate limiter)."""
+    """Return a fresh TOY model (reloading resets the merged state and the rate limiter)."""
     set_ok(probe, node, robot_description=TOY.replace('name="toy"', 'name="toy2"'))
     set_ok(probe, node, robot_description=TOY, publish_frequency=20.0, ignore_timestamp=False,
            frame_prefix='js/', ignore_limits=False)

@@ -1,4 +1,19 @@
-"""Real robots over real DDS: every link pose rebuilt from /tf + /tf_static matches FK.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Real robots over real DDS: every link pose rebuilt from /tf + /tf_static matches FK.
 
 One node for the module, started WITHOUT a description (it must wait, not die);
 each robot is loaded through the SetParameters service, then a JointState with
@@ -13,8 +28,8 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from robot_files import CORPUS, H1_2, corpus_params
-from node_harness import NodeUnderTest, compose_poses, transform_map, wait_until
+from node_harness import compose_poses, NodeUnderTest, transform_map, wait_until
+from robot_files import CORPUS, corpus_params, H1_2
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
 
@@ -35,8 +50,10 @@ def node():
 
 
 def random_state(model, rng):
-    """Values for every active variable: bounded joints up to 30 % beyond their limits
-    (the first bounded one always beyond)."""
+    """
+    Values for every active variable: bounded joints up to 30 % beyond their limits
+    (the first bounded one always beyond).
+    """
     names, values = [], []
     forced = False
     for joint in model.joints:
@@ -99,7 +116,7 @@ def test_tf_matches_forward_kinematics(probe, node, robot, ignore_limits):
     if not ignore_limits:
         _, clamped = kin.resolve(q)
         assert clamped
-        wait_until(lambda: sum("is beyond its limits" in line
+        wait_until(lambda: sum('is beyond its limits' in line
                                for line in node.logs('warning')) >= len(clamped),
                    what='clamping warnings')
     node.clear_logs()

@@ -1,4 +1,19 @@
-"""robot_state_publisher's own test scenarios, plus rejected parameter changes.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+robot_state_publisher's own test scenarios, plus rejected parameter changes.
 
 One node (default name ``urdf_state``) for the module; each test sets the
 description it needs through the SetParameters service, as ``ros2 param set``.
@@ -9,14 +24,14 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from robot_files import RSP_FIXTURES
 from node_harness import NodeUnderTest, transform_map, wait_until
+from robot_files import RSP_FIXTURES
 
 FIXED = (RSP_FIXTURES / 'two_links_fixed_joint.urdf').read_text()
 MOVING = (RSP_FIXTURES / 'two_links_moving_joint.urdf').read_text()
 MIMIC = (RSP_FIXTURES / 'mimic_joint.urdf').read_text()
 
-XACRO_REQUIRED_ARG = '''<?xml version="1.0"?>
+XACRO_REQUIRED_ARG = """<?xml version="1.0"?>
 <robot name="xacro_arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
   <!-- $(arg length) has no default: a required argument -->
   <link name="base"/>
@@ -26,7 +41,7 @@ XACRO_REQUIRED_ARG = '''<?xml version="1.0"?>
     <origin xyz="$(arg length) 0 0"/>
   </joint>
 </robot>
-'''
+"""
 
 
 @pytest.fixture(scope='module')
@@ -234,9 +249,11 @@ def test_main_in_a_subprocess(probe, tmp_path):
 
 
 def test_defaults_timer_only_while_publish_default_positions(probe, rsp):
-    """No timer entity unless needed (cheaper executors); created and removed with the parameter.
+    """
+    No timer entity unless needed (cheaper executors); created and removed with the parameter.
 
-    (/diagnostics is published from a thread of its own, not a timer.)"""
+    (/diagnostics is published from a thread of its own, not a timer.)
+    """
     assert list(rsp.node.timers) == []
     try:
         load(probe, rsp, FIXED, publish_default_positions=True)

@@ -1,4 +1,19 @@
-"""The node with an SRDF, over DDS: MoveIt's defaults and group states on /tf before any
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The node with an SRDF, over DDS: MoveIt's defaults and group states on /tf before any
 JointState (checked against pinocchio's FK), passive joints absent from /diagnostics, a bad
 SRDF refused with its reason, the SRDF from the robot_description_semantic topic.
 
@@ -13,12 +28,10 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
+from node_harness import compose_poses, LATCHED, NodeUnderTest, transform_map, wait_until
 from robot_files import FIXTURES
-from test_hostile_inputs import DiagnosticsRecorder
-from node_harness import LATCHED, NodeUnderTest, compose_poses, transform_map, wait_until
-
 from std_msgs.msg import String  # noqa: E402
-
+from test_hostile_inputs import DiagnosticsRecorder
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model_file  # noqa: E402
 
@@ -36,8 +49,10 @@ DEFAULTS = {'wheel_joint': 0.0, 'z_lift': 0.3, 'shoulder_pan': 0.0, 'shoulder_li
 
 
 def expected_poses(values):
-    """Root-relative poses of every link by pinocchio, at ``values`` (independent joints;
-    the fingers' mimic rules applied here by hand)."""
+    """
+    Root-relative poses of every link by pinocchio, at ``values`` (independent joints;
+    the fingers' mimic rules applied here by hand).
+    """
     model = load_model_file(URDF_PATH)
     kin = Kinematics(model)
     full = dict(values)
@@ -57,8 +72,10 @@ def moving_with(prefix):
 
 
 def assert_tf_matches(probe, prefix, values, since=0):
-    """The latest /tf_static and the first full /tf after ``since`` put every link where
-    pinocchio does at ``values``."""
+    """
+    The latest /tf_static and the first full /tf after ``since`` put every link where
+    pinocchio does at ``values``.
+    """
     moving = probe.wait_tf(moving_with(prefix), since, what=f'defaults under {prefix}')
     static = probe.wait_static(
         lambda m: any(t.child_frame_id == prefix + 'camera_link' for t in m.transforms))

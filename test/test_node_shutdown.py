@@ -1,4 +1,19 @@
-"""Ending the node as users do: Ctrl-C under ``ros2 launch``, SIGINT, SIGTERM.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Ending the node as users do: Ctrl-C under ``ros2 launch``, SIGINT, SIGTERM.
 
 ``launch`` is not installable here, so each test does what launch and a
 terminal do to a real node process (``python -m urdf_state_py.node``, the
@@ -26,8 +41,8 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from robot_files import H1_2
 from node_harness import wait_until
+from robot_files import H1_2
 from sensor_msgs.msg import JointState  # noqa: E402 - after the harness's importorskip
 from urdf_state_py.core.parsers import load_model
 from urdf_state_py.node.process.loopback import loopback_env
@@ -114,7 +129,8 @@ def start_node(tmp_path):
 
 
 class JointStateFlow:
-    """Publishes H1_2 JointStates at ~100 Hz from the probe's node until stopped.
+    """
+    Publishes H1_2 JointStates at ~100 Hz from the probe's node until stopped.
 
     Its own publisher, which never waits for a subscriber: the node is gone
     at the end of every test, and the flow must not wait for it.
@@ -210,8 +226,6 @@ def test_signal_while_a_description_loads(probe, start_node, case, executor):
         flow.stop()
 
 
-
-
 #: Start-ups of the node the abort test interrupts: each signal sequence below with each
 #: executor, in turn.
 STARTS = 20
@@ -225,7 +239,8 @@ ABORT_MARKS = ('terminate called', 'Fatal Python error')
 
 
 def test_signals_during_start_up_never_abort(tmp_path):
-    """Ctrl-C (or SIGTERM) while the node starts, over and over: every start ends with exit 0.
+    """
+    Ctrl-C (or SIGTERM) while the node starts, over and over: every start ends with exit 0.
 
     A signal that interrupted the node's constructor left its threads running
     (nothing destroyed a node that was never returned), and when one of them
@@ -255,6 +270,6 @@ def test_signals_during_start_up_never_abort(tmp_path):
             loaded = 'loaded' if f"Robot 'quick_{i}' loaded" in out else 'not loaded yet'
             failures.append(f'start {i} ({case}, {executor}, model {loaded}): exit status {code}'
                             '\n' + '\n'.join(line for line in out.splitlines()
-                                              if '[DEBUG]' not in line))
+                                             if '[DEBUG]' not in line))
     assert not failures, (f'{len(failures)} of {STARTS} starts did not end quietly; '
                           f'the first:\n{failures[0]}')

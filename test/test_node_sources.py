@@ -1,4 +1,19 @@
-"""joint_state_publisher's job in the node, over DDS against a node process:
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+joint_state_publisher's job in the node, over DDS against a node process:
 ``source_list`` merging, the complete ``joint_states`` output, ``zeros``,
 ``dependent_joints``, ``integrate_velocity`` and the validation of each new
 parameter (at start-up and through SetParameters).
@@ -26,7 +41,7 @@ DEADLINE = 20.0
 # a: revolute [-1, 1]; m: URDF mimic of a (x2); d: revolute, no <mimic> (dependent_joints);
 # g: prismatic [0, 0.1]; c: revolute [-1, 1] nothing measures (zeros); w: continuous wheel
 # (integrate_velocity); f: fixed.
-MODEL = '''<robot name="srcbot">
+MODEL = """<robot name="srcbot">
   <link name="base"/><link name="la"/><link name="lm"/><link name="ld"/><link name="lg"/>
   <link name="lc"/><link name="lw"/><link name="lf"/>
   <joint name="a" type="revolute"><parent link="base"/><child link="la"/>
@@ -49,7 +64,7 @@ MODEL = '''<robot name="srcbot">
   <joint name="w" type="continuous"><parent link="base"/><child link="lw"/>
     <origin xyz="-1 0 0"/><axis xyz="0 0 1"/></joint>
   <joint name="f" type="fixed"><parent link="lg"/><child link="lf"/><origin xyz="0 0 0.5"/></joint>
-</robot>'''
+</robot>"""
 MOVABLE = ['a', 'm', 'd', 'g', 'c', 'w']
 ZERO_C = 0.3
 SOURCES = ['arm', 'grip', 'extra', 'wheel', 'arm', 'joint_states']
@@ -115,8 +130,8 @@ class JointStatesRecorder:
         return wait_until(find, DEADLINE, what)
 
     def send(self, topic, stamp_ns, names, position=(), velocity=(), effort=()):
-        from sensor_msgs.msg import JointState
         from node_harness import wait_until
+        from sensor_msgs.msg import JointState
         pub = self.pubs.get(topic)
         if pub is None:
             pub = self.pubs[topic] = self.probe.node.create_publisher(
@@ -154,8 +169,10 @@ def tf_with(probe, child, since=0, stamp=None):
 
 
 def _sources_path() -> str:
-    """The start of the path line the node logs for its source topics: the native loop's
-    wait set where this process could run it, else the executor."""
+    """
+    Return the start of the path line the node logs for its source topics: the native loop's
+    wait set where this process could run it, else the executor.
+    """
     from urdf_state_py.node.tf_path import native
     status = native.status()
     return ('native loop (C)' if status.module is not None else
@@ -239,8 +256,8 @@ def test_two_sources_merge_and_newest_wins(probe, node):
 def test_joint_states_is_what_tf_implies(probe, node):
     """Every frame of the accumulated /tf against the library's FK of /joint_states."""
     from node_harness import compose_poses, transform_map
+    from urdf_state_py.core.joint_overrides import apply_overrides, DependentJoint
     from urdf_state_py.core.kinematics import Kinematics
-    from urdf_state_py.core.joint_overrides import DependentJoint, apply_overrides
     from urdf_state_py.core.parsers import load_model
     process, js = node
     model, _ = apply_overrides(load_model(MODEL), {'d': DependentJoint('a', -1.0, 0.1)}, False)
@@ -302,8 +319,10 @@ def test_bad_values_via_set_parameters_are_refused(probe, node):
 
 
 def test_valid_changes_at_run_time(probe, node):
-    """A new dependent_joints factor rebuilds the model and keeps what the sources gave;
-    a new rate re-creates the timer; a value for a dependent joint is overridden."""
+    """
+    A new dependent_joints factor rebuilds the model and keeps what the sources gave;
+    a new rate re-creates the timer; a value for a dependent joint is overridden.
+    """
     process, js = node
     (result,) = probe.set_parameters(process.name, **{'dependent_joints.d.factor': -2.0})
     assert result.successful, result.reason
@@ -314,7 +333,7 @@ def test_valid_changes_at_run_time(probe, node):
     js.send('arm', t + 1, ['a'], [0.25])
     out = js.wait(lambda m: stamp_ns(m) == t + 1, '/joint_states after the new factor')
     v = values(out)
-    assert v["d"] == pytest.approx(-2.0 * 0.25 + 0.1) and v["g"] == pytest.approx(0.02), v
+    assert v['d'] == pytest.approx(-2.0 * 0.25 + 0.1) and v['g'] == pytest.approx(0.02), v
     assert process.wait_logged("Ignored the value given for mimic joint 'd': it follows joint 'a'")
     last, since = stamp_ns(out), js.mark()
     # The timer goes on re-publishing while nothing arrives (stamped with the node clock).
@@ -351,11 +370,13 @@ def test_bad_values_at_start_up_are_ignored_with_one_error_each(probe, tmp_path)
 
 
 def test_integrate_velocity_on_plain_joint_states(probe, tmp_path):
-    """Without source_list: joint_states is read by the integrating path, nothing is
+    """
+    Without source_list: joint_states is read by the integrating path, nothing is
     published on joint_states, and a run-time integrate_velocity is refused when the
-    node started without one."""
-    from sensor_msgs.msg import JointState
+    node started without one.
+    """
     from node_harness import wait_until
+    from sensor_msgs.msg import JointState
     params = {'robot_description': MODEL, 'frame_prefix': PREFIX.replace('srcs', 'plain'),
               'publish_frequency': 0.0, 'integrate_velocity': ['w'],
               'qos_overrides': {'/plainjs/joint_states': {'subscription': {

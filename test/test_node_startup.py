@@ -1,4 +1,19 @@
-"""The node's start-up as a client sees it: parameter services only once the model is loaded.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The node's start-up as a client sees it: parameter services only once the model is loaded.
 
 robot_state_publisher answers its parameter services only after its constructor
 has parsed the start-up description, and upstream's own launch test sets a
@@ -18,9 +33,9 @@ import pytest
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 from node_harness import wait_until
-from test_node_shutdown import LOADING_LINKS, NodeProcess, big_tree
 from rcl_interfaces.srv import SetParameters  # noqa: E402 - after the harness's importorskip
 from rclpy.parameter import Parameter  # noqa: E402
+from test_node_shutdown import big_tree, LOADING_LINKS, NodeProcess
 
 ONE_LINK = "<robot name='test'><link name='base_link'/></robot>"
 

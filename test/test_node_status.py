@@ -1,13 +1,28 @@
-"""``status [NODE]`` (``ros2 urdf status``) against a real node over DDS.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``status [NODE]`` (``ros2 urdf status``) against a real node over DDS.
 
 The node runs in this process; the command in a separate one
 (``python -m urdf_state_py status``), as a user runs it from another shell.
 """
 from __future__ import annotations
 
+from pathlib import Path
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -49,4 +64,3 @@ def test_status_of_an_absent_node_exits_1_with_the_reason(node):
     assert proc.returncode == 1
     assert proc.stdout == ''
     assert proc.stderr.startswith('error: node /no_such_node has not published on /diagnostics')
-

@@ -1,3 +1,17 @@
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """TFMessage building (messages only, no DDS): static set, in-place and serialised updates."""
 import numpy as np
 import pytest
@@ -8,17 +22,17 @@ pytest.importorskip('rclpy')
 
 from builtin_interfaces.msg import Time  # noqa: E402
 from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
-from tf2_msgs.msg import TFMessage  # noqa: E402
-
 from robot_files import big_robot_params  # noqa: E402
+from tf2_msgs.msg import TFMessage  # noqa: E402
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
 from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms, cdr_padding, static_message  # noqa: E402,E501
+from urdf_state_py.node.tf_path.tf_publishing import cdr_padding  # noqa: E402,E501
+from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms, static_message
 
 
 @pytest.fixture(scope='module', params=big_robot_params())
 def talos(request):
-    """A big real robot with mimic joints: the bundled H1_2, and TALOS with the corpus."""
+    """Return a big real robot with mimic joints: the bundled H1_2, and TALOS with the corpus."""
     return Kinematics(load_model(request.param.read_text()))
 
 

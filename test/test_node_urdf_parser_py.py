@@ -1,4 +1,19 @@
-"""The node with ``parser:=urdf_parser_py`` over real DDS: TF equal to the built-in parser's.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The node with ``parser:=urdf_parser_py`` over real DDS: TF equal to the built-in parser's.
 
 One node for the module, started with ``parser: urdf_parser_py`` (what the launch
 file's parameters would do). Per robot (the repo fixture with every joint type,
@@ -14,8 +29,9 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from robot_files import FIXTURES, H1_2 as H1_2_PATH, corpus_file, corpus_params
-from node_harness import NodeUnderTest, compose_poses, transform_map, wait_until
+from node_harness import compose_poses, NodeUnderTest, transform_map, wait_until
+from robot_files import corpus_file, corpus_params, FIXTURES
+from robot_files import H1_2 as H1_2_PATH
 from test_node_robots import random_state
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
@@ -52,8 +68,10 @@ def _set(probe, node, **values):
 
 
 def _tf_after_state(probe, model, names, values, static_since):
-    """The /tf_static sent after ``static_since`` (index into the probe's /tf_static list) +
-    the /tf answering one JointState, as one transform map."""
+    """
+    Return the /tf_static sent after ``static_since`` (index into the probe's /tf_static list) +
+    the /tf answering one JointState, as one transform map.
+    """
     fixed_children = {j.child for j in model.joints if not j.is_movable}
     static = wait_until(lambda: next(
         (m for m in list(probe.tf_static)[static_since:]

@@ -1,20 +1,35 @@
-"""Parser processes shared by the robots of a process (no ROS): reuse, concurrency, and
-each robot ending only its own parse.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Parser processes shared by the robots of a process (no ROS).
+
+Reuse, concurrency, and each robot ending only its own parse.
 
 The long parses are held open by :mod:`gated_parser` (a parse that waits for a file),
 so what is asserted is an order of events, never a duration.
 """
 import os
+from pathlib import Path
 import re
 import threading
-from pathlib import Path
-
-import pytest
 
 from gated_parser import GatedParser
+import pytest
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.parsers import default_registry
-from urdf_state_py.core.parsers.isolated import STOPPED, ParseLimits
+from urdf_state_py.core.parsers.isolated import ParseLimits, STOPPED
 from urdf_state_py.core.parsers.parser_pool import ParserPool
 from urdf_state_py.core.parsers.xacro_sandbox import RESTRICTED
 

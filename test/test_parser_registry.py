@@ -1,3 +1,17 @@
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """ParserRegistry: discovery through entry points, selection, options, error wrapping."""
 
 import contextlib
@@ -5,9 +19,8 @@ import logging
 import textwrap
 
 import pytest
-
 from urdf_state_py import DescriptionError, Link, Model, Parser, ParserOption, ParserRegistry
-from urdf_state_py.core.parsers import UrdfXmlParser, XacroParser, default_registry, load_model
+from urdf_state_py.core.parsers import default_registry, load_model, UrdfXmlParser, XacroParser
 
 URDF = '<robot name="r"><link name="a"/></robot>'
 XACRO = ('<robot name="x" xmlns:xacro="http://www.ros.org/wiki/xacro">'
@@ -224,7 +237,7 @@ def test_xacro_package_paths_and_base_dir(tmp_path):
 
 # -- a plugin installed through a real entry point ------------------------------
 
-PLUGIN_SOURCE = '''
+PLUGIN_SOURCE = """
 from urdf_state_py import Link, Model, Parser, ParserOption
 
 
@@ -238,7 +251,7 @@ class MyParser(Parser):
 
     def parse(self, data, options):
         return Model('mine', (Link('m' + options['suffix']),), ())
-'''
+"""
 
 
 def _install_plugin(tmp_path, monkeypatch, entry_points):
@@ -256,7 +269,8 @@ def _install_plugin(tmp_path, monkeypatch, entry_points):
 
 @contextlib.contextmanager
 def registry_warnings():
-    """The messages the registry's logger warns with inside the block.
+    """
+    The messages the registry's logger warns with inside the block.
 
     Read through a handler on that logger itself, not pytest's caplog: caplog's handler
     sits on the root logger, and where launch is imported (launch_testing's pytest plugin,

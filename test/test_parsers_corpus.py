@@ -1,4 +1,19 @@
-"""The built-in parsers against the shared corpus of real robot descriptions.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The built-in parsers against the shared corpus of real robot descriptions.
 
 Expectations come from the corpus' own ``INDEX.md`` (parsed here), not from
 copies: every valid URDF must parse to the counts and root listed there, every
@@ -6,20 +21,19 @@ file under ``invalid/`` must be rejected with a message naming the problem,
 and every xacro source must expand to the model of its generated URDF.
 """
 
+from collections import Counter
 import math
 import subprocess
 import sys
-from collections import Counter
 
 import pytest
-
 from robot_files import CORPUS, needs_corpus
 from urdf_state_py import DescriptionError, JointType, load_model, load_model_file
 from urdf_state_py.core.parsers import default_registry
 
 
 def _index_rows():
-    """The first table of INDEX.md as dicts keyed by its header (file without backticks)."""
+    """Return the first table of INDEX.md as dicts keyed by its header (file: no backticks)."""
     if not (CORPUS / 'INDEX.md').is_file():
         return []
     lines = (CORPUS / 'INDEX.md').read_text(encoding='utf-8').splitlines()
@@ -219,7 +233,7 @@ def test_xacro_expands_to_generated_urdf(source, args, generated):
 
 
 def _xacro_command_line(path, args):
-    """What the real xacro program makes of ``path`` (no $(find) needed)."""
+    """Return what the real xacro program makes of ``path`` (no $(find) needed)."""
     result = subprocess.run(
         [sys.executable, '-c', 'import sys, xacro; sys.argv[0] = "xacro"; xacro.main()',
          str(path), *args], capture_output=True, text=True, check=True, timeout=60)

@@ -1,4 +1,19 @@
-"""The built-in parsers on the descriptions the repository carries (no corpus needed).
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The built-in parsers on the descriptions the repository carries (no corpus needed).
 
 robot_state_publisher's test URDFs, one-defect invalid files and a small xacro
 package (``test/fixtures``, see its README) and the bundled H1_2: what
@@ -8,7 +23,6 @@ checks it too.
 from pathlib import Path
 
 import pytest
-
 from robot_files import FIXTURES, H1_2, INVALID_FIXTURES, RSP_FIXTURES
 from urdf_state_py import DescriptionError, JointType, load_model, load_model_file
 from urdf_state_py.core.parsers import default_registry

@@ -1,9 +1,22 @@
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """One small hand-made description per validation rule of the URDF parser and the model."""
 
 import time
 
 import pytest
-
 from urdf_state_py import DescriptionError, JointType, load_model
 from urdf_state_py.core.parsers import UrdfXmlParser
 
@@ -253,8 +266,10 @@ def test_strict_numbers(bad):
 ])
 @pytest.mark.parametrize('attribute', ['lower', 'upper', 'effort', 'velocity'])
 def test_non_finite_limit_is_rejected(attribute, value, error):
-    """Every spelling Python's float() turns into inf or nan, in every attribute of <limit>:
-    none reaches the model as a joint limit."""
+    """
+    Every spelling Python's float() turns into inf or nan, in every attribute of <limit>:
+    none reaches the model as a joint limit.
+    """
     values = {'lower': '-1', 'upper': '1', 'effort': '1', 'velocity': '1'}
     values[attribute] = value
     limit = '<limit %s/>' % ' '.join(f'{k}="{v}"' for k, v in values.items())
@@ -263,7 +278,7 @@ def test_non_finite_limit_is_rejected(attribute, value, error):
 
 # -- security -----------------------------------------------------------------
 
-BILLION_LAUGHS = '''<?xml version="1.0"?>
+BILLION_LAUGHS = """<?xml version="1.0"?>
 <!DOCTYPE robot [
  <!ENTITY lol "lol">
  <!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
@@ -276,20 +291,20 @@ BILLION_LAUGHS = '''<?xml version="1.0"?>
  <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
  <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
 ]>
-<robot name="&lol9;"><link name="a"/></robot>'''
+<robot name="&lol9;"><link name="a"/></robot>"""
 
-EXTERNAL_ENTITY = '''<?xml version="1.0"?>
+EXTERNAL_ENTITY = """<?xml version="1.0"?>
 <!DOCTYPE robot [<!ENTITY x SYSTEM "file:///etc/passwd">]>
-<robot name="r"><link name="&x;"/></robot>'''
+<robot name="r"><link name="&x;"/></robot>"""
 
 #: Refused before any expansion or fetch: milliseconds at rest. Expanding the billion laughs
 #: (~3 GB) or waiting on a network fetch takes far longer; a bound this loose tells them
 #: apart on a machine busy with other test suites too.
 EXPANSION_WOULD_TAKE_S = 10.0
 
-EXTERNAL_DTD = '''<?xml version="1.0"?>
+EXTERNAL_DTD = """<?xml version="1.0"?>
 <!DOCTYPE robot SYSTEM "http://example.invalid/robot.dtd">
-<robot name="r"><link name="a"/></robot>'''
+<robot name="r"><link name="a"/></robot>"""
 
 
 @pytest.mark.parametrize('parser', ['auto', 'urdf', 'xacro'])

@@ -1,4 +1,19 @@
-"""The package uses rclpy's public API only.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The package uses rclpy's public API only.
 
 A user's rclpy is whatever release their distro carries: a private attribute may
 change in any patch release, and the package must work on all of them. So no file
@@ -7,8 +22,8 @@ of the package may import rclpy's implementation modules, nor touch (``x._name``
 rclpy's own Python sources define -- unless the package defines that name itself
 (``self._lock`` of its own classes).
 """
-import re
 from pathlib import Path
+import re
 
 import pytest
 

@@ -1,4 +1,19 @@
-"""The MoveIt robot model (URDF + SRDF) gives MoveIt's answers.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The MoveIt robot model (URDF + SRDF) gives MoveIt's answers.
 
 Three robots: ``test/fixtures/srdf/mobile_arm`` (written for these tests; the
 expected values are worked out by hand from moveit_core's rules, each noted
@@ -10,13 +25,10 @@ expectations are moveit_py's ``test_robot_model.py``'s).
 import math
 
 import pytest
-
-from robot_files import FIXTURES, corpus_params
-
+from robot_files import CORPUS, FIXTURES
 from urdf_state_py import DescriptionError, load_model_file, load_robot_model
-from urdf_state_py.core.robot_model import ASSUMED_FIXED_ROOT_JOINT, RobotModel
 from urdf_state_py.core.parsers.semantic_parsers import load_semantic
-from robot_files import CORPUS
+from urdf_state_py.core.robot_model import ASSUMED_FIXED_ROOT_JOINT, RobotModel
 
 MOBILE = FIXTURES / 'srdf' / 'mobile_arm'
 PAIRS = CORPUS / 'srdf'
@@ -309,9 +321,13 @@ def test_baxter_by_moveit_rules():
 
 
 def test_chain_through_the_common_ancestor_and_ignored_state_values():
-    """A chain whose base is not above its tip: MoveIt walks up from the tip to the root,
-    then up from the base until it meets that walk, and keeps the met joint's whole prefix
-    (here the root joint too). Group-state values MoveIt ignores are warnings, not errors."""
+    """
+    A chain whose base is not above its tip: MoveIt's walk, kept as is.
+
+    MoveIt walks up from the tip to the root, then up from the base until it meets that
+    walk, and keeps the met joint's whole prefix (here the root joint too). Group-state
+    values MoveIt ignores are warnings, not errors.
+    """
     model = load_model_file(f'{MOBILE}.urdf')
     srdf = ('<robot name="mobile_arm">'
             '<virtual_joint name="base_joint" type="planar" parent_frame="odom" '
@@ -380,6 +396,7 @@ class LinesSemantic:
 
 def test_a_semantic_format_plugs_in_as_parsers_do(monkeypatch):
     import importlib.metadata
+
     from urdf_state_py.core.parsers import semantic_parsers as module
     entry = importlib.metadata.EntryPoint('lines', 'test_robot_model:LinesSemantic',
                                           module.SEMANTIC_ENTRY_POINT_GROUP)

@@ -1,4 +1,19 @@
-"""``ros2 urdf``: its verbs are the CLI's commands, and setup.py registers them for ros2cli.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``ros2 urdf``: its verbs are the CLI's commands, and setup.py registers them for ros2cli.
 
 The verb classes and the command run here without ros2cli (they do not need
 it); the check that ros2cli itself finds and runs them skips where ros2cli
@@ -8,21 +23,20 @@ from __future__ import annotations
 
 import argparse
 import ast
+from contextlib import redirect_stdout
 import importlib.util
 import io
+from pathlib import Path
 import re
 import subprocess
 import sys
-from contextlib import redirect_stdout
-from pathlib import Path
 
 import pytest
-
+from urdf_state_py.core.parsers import load_model
 from urdf_state_py.tools import cli, node_status
 from urdf_state_py.tools.model_tree import dot_lines, tree_lines
-from urdf_state_py.tools.ros2urdf.command import VERB_GROUP, UrdfCommand
-from urdf_state_py.tools.ros2urdf.verb import VERBS, VerbExtension
-from urdf_state_py.core.parsers import load_model
+from urdf_state_py.tools.ros2urdf.command import UrdfCommand, VERB_GROUP
+from urdf_state_py.tools.ros2urdf.verb import VerbExtension, VERBS
 
 REPO = Path(__file__).resolve().parents[1]
 ARM = REPO / 'test' / 'fixtures' / 'urdfdom_arm.urdf'

@@ -1,5 +1,23 @@
-"""The shared main loop: the executor choice (EventsExecutor where rclpy has it, the
-default otherwise) and spinning until Ctrl-C with a clean, quiet shutdown."""
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The shared main loop: the executor choice and spinning until Ctrl-C.
+
+EventsExecutor where rclpy has it, the default otherwise; the shutdown is clean and
+quiet.
+"""
 
 import gc
 import importlib.util
@@ -14,9 +32,9 @@ rclpy = pytest.importorskip('rclpy')
 from rclpy import executors  # noqa: E402
 from rclpy.executors import ExternalShutdownException  # noqa: E402
 from rclpy.node import Node  # noqa: E402
-
-from urdf_state_py.node.process.spin import (MultiThreadedExecutor, SingleThreadedExecutor,
-                                              make_executor, spin_until_shutdown)
+from urdf_state_py.node.process import spin  # noqa: E402
+from urdf_state_py.node.process.spin import (make_executor, MultiThreadedExecutor,
+                                             SingleThreadedExecutor, spin_until_shutdown)
 
 HAS_EVENTS = importlib.util.find_spec('rclpy.experimental') is not None and hasattr(
     importlib.import_module('rclpy.experimental'), 'EventsExecutor')
@@ -29,10 +47,23 @@ def context():
     rclpy.try_shutdown()
 
 
-def test_auto_picks_events_executor_where_it_exists(context):
+def test_auto_picks_events_executor_where_it_exists_and_the_native_loop_serves(context):
+    if not spin._native_loop_serves():
+        pytest.skip('the native loop does not serve here (URDF_STATE_NATIVE=off or not built)')
     executor = make_executor('auto')
     expected = 'EventsExecutor' if HAS_EVENTS else 'SingleThreadedExecutor'
     assert type(executor).__name__ == expected
+
+
+def test_auto_picks_the_wait_set_executor_where_python_serves_joint_states(context, monkeypatch):
+    """
+    EventsExecutor queues an event per unserved message (a flood grows memory without
+    bound, see test_flood): without the native loop, auto takes the wait-set executor.
+    """
+    monkeypatch.setattr(spin, '_native_loop_serves', lambda: False)
+    assert type(make_executor('auto')) is SingleThreadedExecutor
+    if HAS_EVENTS:   # asked for by name, it is still given
+        assert type(make_executor('events')).__name__ == 'EventsExecutor'
 
 
 def test_single_is_the_default_executor(context, monkeypatch):
@@ -41,9 +72,11 @@ def test_single_is_the_default_executor(context, monkeypatch):
 
 
 def unraisable_while_building(executor_class) -> list:
-    """Build ``executor_class`` on a context already shut down (what rclpy's signal
+    """
+    Build ``executor_class`` on a context already shut down (what rclpy's signal
     handler leaves behind), collect the half-built object, and return what Python
-    reported as it did (``Exception ignored in ...``)."""
+    reported as it did (``Exception ignored in ...``).
+    """
     shut = rclpy.context.Context()
     rclpy.init(context=shut)
     rclpy.shutdown(context=shut)
@@ -64,8 +97,10 @@ def test_an_executor_a_signal_interrupts_while_built_is_collected_quietly(execut
 
 
 def test_the_check_above_sees_rclpys_own_executor_report_an_error():
-    """The control: the same check on rclpy's class finds its ``__del__`` error (Jazzy,
-    Kilted); an rclpy release that no longer has it is told apart with a skip."""
+    """
+    The control: the same check on rclpy's class finds its ``__del__`` error (Jazzy,
+    Kilted); an rclpy release that no longer has it is told apart with a skip.
+    """
     reports = unraisable_while_building(executors.SingleThreadedExecutor)
     if not reports:
         pytest.skip('this rclpy collects a half-built executor quietly: the subclasses are not needed')
@@ -128,8 +163,10 @@ def test_a_real_error_propagates_after_the_shutdown():
 
 @pytest.mark.parametrize('kind', ['single', 'events'])
 def test_a_callback_failing_inside_the_executor_is_survived(kind):
-    """rclpy takes some inputs itself (a parameter service request) before any callback of
-    ours runs; if that fails, the spin loop logs it and carries on."""
+    """
+    Rclpy takes some inputs itself (a parameter service request) before any callback of
+    ours runs; if that fails, the spin loop logs it and carries on.
+    """
     if kind == 'events' and not HAS_EVENTS:
         pytest.skip('no EventsExecutor in this rclpy')
     ticks = []
@@ -152,9 +189,11 @@ def test_a_callback_failing_inside_the_executor_is_survived(kind):
 
 @pytest.mark.parametrize('kind', ['single'] + (['events'] if HAS_EVENTS else []))
 def test_first_signal_ends_the_spin_and_later_ones_are_ignored(kind):
-    """In-process: SIGINT during the spin ends it (the wait-set executor gets a
+    """
+    In-process: SIGINT during the spin ends it (the wait-set executor gets a
     KeyboardInterrupt, the EventsExecutor stops itself); SIGINT and SIGTERM are
-    ignored from then on, so a second Ctrl-C cannot cut the clean-up short."""
+    ignored from then on, so a second Ctrl-C cannot cut the clean-up short.
+    """
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     nodes = []
 
@@ -179,10 +218,12 @@ def test_first_signal_ends_the_spin_and_later_ones_are_ignored(kind):
 
 
 def test_a_signal_while_the_node_is_built_is_seen_after_it_without_interrupting_it():
-    """SIGINT in the middle of building the node is recorded, never raised there: the
+    """
+    SIGINT in the middle of building the node is recorded, never raised there: the
     constructor runs to its end, then the node is destroyed without a spin. Raised from
     the handler, it once landed in importlib's module-lock callback (the import lock left
-    held: the node hung at exit) and once in the middle of a thread's start."""
+    held: the node hung at exit) and once in the middle of a thread's start.
+    """
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     nodes, built, spins = [], [], []
 
@@ -208,10 +249,12 @@ def test_handlers_are_restored_when_no_signal_came():
 
 @pytest.mark.parametrize('kind', ['single'] + (['events'] if HAS_EVENTS else []))
 def test_a_spin_leaves_nothing_behind(kind):
-    """The node spins in short windows forever: whatever one window allocates and keeps
+    """
+    The node spins in short windows forever: whatever one window allocates and keeps
     is a leak that grows with uptime. EventsExecutor's spin_until_future_complete kept a
     ~26-byte block per call (32 bytes of RSS; 230 kB an hour at 0.5 s windows); spin_once
-    keeps nothing. Traced by tracemalloc over 5,000 windows after 500 to warm up."""
+    keeps nothing. Traced by tracemalloc over 5,000 windows after 500 to warm up.
+    """
     import tracemalloc
     spins, traced = [0], []
 
@@ -233,19 +276,20 @@ def test_a_spin_leaves_nothing_behind(kind):
 
 
 def test_waiting_on_one_answer_after_another_keeps_nothing():
-    """A client that waits on answers in turn (the soak's GetParameters probe, ``status``):
+    """
+    A client that waits on answers in turn (the soak's GetParameters probe, ``status``):
     each wait must leave nothing in the executor. Jazzy's spin_until_future_complete kept
     3 tasks per call, ~1 kB, and every later wait walked them all (a probe asking 10 times a
     second slowed from 15 ms to 100 ms per answer within 2 minutes). Traced by tracemalloc
     from the start, compared between answer 1,500 and 2,000 (rclpy keeps ~1,000 recent
     small objects of its own: 170 kB after 1,000 answers, 180 kB after 10,000); a future
-    nobody answers times out."""
+    nobody answers times out.
+    """
     import threading
     import tracemalloc
 
     from rcl_interfaces.srv import GetParameters
     from rclpy.task import Future
-
     from urdf_state_py.node.process.spin import spin_until_done
     contexts = [rclpy.Context(), rclpy.Context()]
     for c in contexts:

@@ -1,4 +1,19 @@
-"""Soak: the node as a process at 1 kHz of good JointStates with bad ones mixed in.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Soak: the node as a process at 1 kHz of good JointStates with bad ones mixed in.
 
 ``URDF_STATE_SOAK_S`` sets the duration (default 20 s; the issue's figure is
 600: ``URDF_STATE_SOAK_S=600 ./dev.sh test test/test_soak.py -s``). Every 50th
@@ -21,13 +36,11 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from test_hostile_inputs import (CASES, KEEP_ALL, NODE, DiagnosticsRecorder, NodeProcess,
-                                 serialized)
 from node_harness import _Spinner, wait_until
-
 import rclpy  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
+from test_hostile_inputs import CASES, DiagnosticsRecorder, KEEP_ALL, NODE, NodeProcess, serialized
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
 psutil = pytest.importorskip('psutil')

@@ -1,11 +1,24 @@
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """The ROS-free part of the terminal TF viewer: tree composition, rates, rendering."""
 import math
 
 import pytest
-
-from urdf_state_py.tools.tf_view.frame_tree import FrameTree, pick_frames
-from urdf_state_py.tools.tf_view.tf_screen import RateMeter, Stats, render, summary
 from urdf_state_py.core.transforms import compose_poses, quaternion_to_rpy, rpy_to_quaternion
+from urdf_state_py.tools.tf_view.frame_tree import FrameTree, pick_frames
+from urdf_state_py.tools.tf_view.tf_screen import RateMeter, render, Stats, summary
 
 Q0 = (0.0, 0.0, 0.0, 1.0)
 
@@ -19,8 +32,12 @@ def quat_to_rpy(q):
 
 
 def arm_tree():
-    """base -> shoulder (static, z=1) -> elbow (yaw 90 deg, x=1) -> hand (x=0.5);
-    base -> camera (static); plus a second tree odom -> map-less 'world_marker'."""
+    """
+    Return the TF tree of a small arm, plus a second tree.
+
+    Base -> shoulder (static, z=1) -> elbow (yaw 90 deg, x=1) -> hand (x=0.5);
+    base -> camera (static); plus a second tree odom -> map-less 'world_marker'.
+    """
     t = FrameTree()
     t.update('base', 'shoulder', (0, 0, 1), Q0, static=True, received=0.0)
     t.update('shoulder', 'elbow', (1, 0, 0), yaw(math.pi / 2), received=0.0)

@@ -1,16 +1,30 @@
-"""No build output in git: what a build makes (an ELF object, a .so, a .pyc) is made again on
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+No build output in git: what a build makes (an ELF object, a .so, a .pyc) is made again on
 each machine for its own Python and ROS 2, and a stale copy in the tree could be imported in
 place of the one the build made. .gitignore keeps new ones out; this test finds any that
 got in anyway. It reads git, so it skips outside a git checkout (a source tarball, a release).
 """
 from __future__ import annotations
 
+from pathlib import Path
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
-
 from robot_files import REPO_ROOT
 
 #: Suffixes of compiled outputs (CPython extensions and bytecode, objects, libraries).

@@ -1,4 +1,19 @@
-"""urdf_parser_py (urdfdom-py) as an input: ``model_from_urdf_parser_py`` and the plugin.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+urdf_parser_py (urdfdom-py) as an input: ``model_from_urdf_parser_py`` and the plugin.
 
 Both must give the built-in reader's model (``==`` on the frozen dataclasses:
 every name, type, origin, axis, limit, safety value and mimic rule, exactly)
@@ -10,13 +25,16 @@ readers disagree, the test pins who accepts what, so a change of urdfdom-py
 from __future__ import annotations
 
 import math
+
 import numpy as np
 import pytest
-
-from robot_files import CORPUS, FIXTURES, H1_2 as H1_2_PATH, corpus_params, needs_corpus
-from test_parsers_corpus import INVALID, ROWS, assert_same_model
-from urdf_state_py import DescriptionError, Kinematics, Model, load_model, model_from_urdf_parser_py
-from urdf_state_py.core.parsers import ParserRegistry, default_registry
+from robot_files import CORPUS, corpus_params, FIXTURES
+from robot_files import H1_2 as H1_2_PATH
+from robot_files import needs_corpus
+from test_parsers_corpus import assert_same_model, INVALID, ROWS
+from urdf_state_py import (DescriptionError, Kinematics, load_model, Model,
+                           model_from_urdf_parser_py)
+from urdf_state_py.core.parsers import default_registry, ParserRegistry
 from urdf_state_py.core.parsers.registry import BUILTIN_PARSERS
 
 urdf = pytest.importorskip('urdf_parser_py.urdf')
@@ -34,7 +52,7 @@ def quiet_urdfdom(monkeypatch):
 
 
 def raw_robot(data: bytes):
-    """What a user holding urdf_parser_py gets: URDF.from_xml_string on the file's bytes."""
+    """Return what a user of urdf_parser_py gets: URDF.from_xml_string on the bytes."""
     return urdf.URDF.from_xml_string(data)
 
 
@@ -160,14 +178,18 @@ def test_disagreement_material_without_name():
     """The bundled H1_2 (as upstream): urdfdom and the built-in reader accept it."""
     builtin, plugin, raw = _verdicts(H1_2)
     assert builtin == 'ok'
-    assert "material: Required attribute not set in XML: name" in plugin
-    assert "[urdf_parser_py]" in plugin and "link[@name='pelvis']" in plugin
+    assert 'material: Required attribute not set in XML: name' in plugin
+    assert '[urdf_parser_py]' in plugin and "link[@name='pelvis']" in plugin
     assert 'Required attribute not set in XML: name' in raw
 
 
 def test_disagreement_verison_prolog_typo():
-    """ros2/urdf's own test files: raw urdfdom-py (lxml) fails; the plugin, behind the gate,
-    reads them, because the gate drops the declaration after decoding."""
+    """
+    Read ros2/urdf's own test files, which raw urdfdom-py (lxml) fails on.
+
+    The plugin, behind the gate, reads them, because the gate drops the declaration after
+    decoding.
+    """
     data = '<?xml verison="1.0"?>\n' + MINIMAL.format(joint=FIXED_JOINT.format(x=1), extra='')
     builtin, plugin, raw = _verdicts(data)
     assert (builtin, plugin) == ('ok', 'ok')
@@ -192,7 +214,7 @@ def test_disagreement_undeclared_namespace_prefix():
 
 
 def test_disagreement_two_shapes_in_geometry():
-    """pybullet's racecar puts a <material> inside <geometry>: urdfdom reads the first shape."""
+    """Pybullet's racecar puts a <material> inside <geometry>: urdfdom reads the first shape."""
     link = ('<link name="c"><visual><geometry><box size="1 1 1"/><material name="m"/>'
             '</geometry></visual></link>')
     data = MINIMAL.format(joint=FIXED_JOINT.format(x=1), extra='').replace(
@@ -365,8 +387,12 @@ def test_corpus_plugin_equals_builtin(row):
 
 @pytest.mark.parametrize('relative', corpus_params(sorted(INVALID)))
 def test_corpus_invalid_files_rejected_by_both_ways_in(relative):
-    """Rejected by the plugin; and raw urdfdom-py either rejects them or reads a robot that
-    the conversion rejects with the built-in reader's message (loops, two trees, ...)."""
+    """
+    Rejected by the plugin, with the built-in reader's message.
+
+    Raw urdfdom-py either rejects them or reads a robot that the conversion rejects with
+    the built-in reader's message (loops, two trees, ...).
+    """
     data = (CORPUS / 'invalid' / relative).read_bytes()
     with pytest.raises(DescriptionError) as info:
         load_model(data, parser=PLUGIN)

@@ -1,4 +1,19 @@
-"""The 3D view's JavaScript: from npm's lockfile to an installed package that needs no internet.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The 3D view's JavaScript: from npm's lockfile to an installed package that needs no internet.
 
 * ``web/assets.json`` lists every file the page's imports reach (checked by
   following every ``import ... from '...'`` of the listed files and of the
@@ -13,13 +28,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
 from urdf_state_py.tools.view.assets import load_assets
 from urdf_state_py.tools.view.npm_install import COMMAND, default_dir
 
@@ -31,8 +45,10 @@ IMPORT_MAP = json.loads(re.search(r'<script type="importmap">(.*?)</script>',
 
 
 def _libraries() -> Path:
-    """The folder holding the listed files: ``view --install-assets``'s (./dev.sh setup runs it
-    into $URDF_STATE_WEB_LIB), else node_modules after ``npm ci``."""
+    """
+    The folder holding the listed files: ``view --install-assets``'s (./dev.sh setup runs it
+    into $URDF_STATE_WEB_LIB), else node_modules after ``npm ci``.
+    """
     for root in (default_dir(), REPO / 'node_modules'):
         if all((root / lib / path).is_file() for lib, paths in LISTED.items() for path in paths):
             return root
@@ -40,7 +56,7 @@ def _libraries() -> Path:
 
 
 def _url_of(specifier: str, importer_url: str) -> str:
-    """The URL the browser fetches for ``specifier`` imported by ``importer_url``."""
+    """Return the URL the browser fetches for ``specifier`` imported by ``importer_url``."""
     if specifier.startswith(('./', '../')):
         from posixpath import dirname, join, normpath
         return normpath(join(dirname(importer_url), specifier))
@@ -81,8 +97,10 @@ def test_the_lockfile_pins_what_package_json_asks_for():
 
 
 def test_an_installed_package_serves_the_page_without_the_source_tree(tmp_path, monkeypatch):
-    """install_data (colcon, pip) needs no network and installs no library; with the
-    libraries of ``--install-assets`` the installed page is served from share/."""
+    """
+    install_data (colcon, pip) needs no network and installs no library; with the
+    libraries of ``--install-assets`` the installed page is served from share/.
+    """
     libraries = _libraries()
     subprocess.run([sys.executable, 'setup.py', '-q', 'install_data', '-d', str(tmp_path)],
                    cwd=REPO, check=True, capture_output=True, timeout=300,

@@ -1,4 +1,19 @@
-"""What the 3D view may serve: the resolver's allow-list, the prepared description, COLLADA images.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What the 3D view may serve: the resolver's allow-list, the prepared description, COLLADA images.
 
 No ROS, no browser: a package folder and an --allow-dir folder in a temporary
 tree, with the hostile things next to them (a symlink out, a FIFO, a 10 GB
@@ -12,11 +27,10 @@ import os
 import time
 
 import pytest
-
 from urdf_state_py.tools.view.description import MAX_REFERENCES, prepare
-from urdf_state_py.tools.view.resolver import (IMAGE_EXTENSIONS, MESH_EXTENSIONS, Allowed,
-                                               Refused, Resolver)
-from urdf_state_py.tools.view.served_files import ServedFiles, collada_image_refs
+from urdf_state_py.tools.view.resolver import (Allowed, IMAGE_EXTENSIONS, MESH_EXTENSIONS, Refused,
+                                               Resolver)
+from urdf_state_py.tools.view.served_files import collada_image_refs, ServedFiles
 
 SECRET = b'TOP-SECRET-MARKER'
 

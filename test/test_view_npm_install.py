@@ -1,4 +1,19 @@
-"""``view --install-assets``: pinned, sha512-checked npm tarballs into the user folder.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``view --install-assets``: pinned, sha512-checked npm tarballs into the user folder.
 
 Offline: the tarballs are made here, with a page whose lockfile pins their sha512; the
 step's real fetch (npm pack or the registry) is what ./dev.sh setup runs.
@@ -9,14 +24,13 @@ import base64
 import hashlib
 import io
 import json
-import tarfile
 from pathlib import Path
+import tarfile
 
 import pytest
-
 from urdf_state_py.tools.view import assets
-from urdf_state_py.tools.view.npm_install import (INSTALLED, InstallError, default_dir, install,
-                                                  installed_pins)
+from urdf_state_py.tools.view.npm_install import (default_dir, install, INSTALLED, installed_pins,
+                                                  InstallError)
 
 REPO = Path(__file__).resolve().parents[1]
 FILES = {'lib-a': {'index.js': b'export const a = 1;\n', 'LICENSE': b'MIT\n'},
@@ -113,7 +127,7 @@ def test_the_view_refuses_a_folder_of_other_versions(tmp_path, tarballs, monkeyp
     (page / 'package-lock.json').write_text(json.dumps(lock))
     monkeypatch.setenv('URDF_STATE_WEB_LIB', str(folder))
     monkeypatch.setattr(assets, '_candidates', lambda: [(page, default_dir())])
-    with pytest.raises(assets.AssetsMissing, match=r"--install-assets.*other versions"):
+    with pytest.raises(assets.AssetsMissing, match=r'--install-assets.*other versions'):
         assets.find_assets()
 
 

@@ -1,4 +1,19 @@
-"""The restricted xacro policy (no ROS): every attack of issue 8 refused, naming the construct.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The restricted xacro policy (no ROS): every attack of issue 8 refused, naming the construct.
 
 Each attack, if it got through, would create a marker file, put the host's
 environment or a file's contents into the expansion, or loop; the tests check
@@ -9,29 +24,28 @@ behaviour (the launch-time flow keeps all of xacro).
 import os
 
 import pytest
-
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.parsers import default_registry
-from urdf_state_py.core.parsers.xacro_sandbox import (RESTRICTED, TRUSTED, RestrictedEvaluator,
-                                                      SandboxViolation, arg_value_problem,
-                                                      policy)
+from urdf_state_py.core.parsers.xacro_sandbox import (arg_value_problem, policy, RESTRICTED,
+                                                      RestrictedEvaluator, SandboxViolation,
+                                                      TRUSTED)
 
 pytest.importorskip('xacro')
 
 
 def doc(value, head=''):
-    """A two-link xacro robot whose fixed joint's x offset is ``value``."""
-    return f'''<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">{head}
+    """Return a two-link xacro robot whose fixed joint's x offset is ``value``."""
+    return f"""<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">{head}
   <link name="a"/><link name="b"/>
   <joint name="j" type="fixed"><parent link="a"/><child link="b"/>
     <origin xyz="{value} 0 0"/></joint>
-</robot>'''
+</robot>"""
 
 
 def named(name, head=''):
-    """A robot whose name is ``name`` (where host data would show up when leaked)."""
-    return f'''<robot name="{name}" xmlns:xacro="http://www.ros.org/wiki/xacro">{head}
-  <link name="a"/></robot>'''
+    """Return a robot whose name is ``name`` (where host data would show up when leaked)."""
+    return f"""<robot name="{name}" xmlns:xacro="http://www.ros.org/wiki/xacro">{head}
+  <link name="a"/></robot>"""
 
 
 def expand(text, mode, **options):
@@ -58,12 +72,12 @@ CODE_ATTACKS = {
     'eval': ("$(eval __import__('os').system('touch {m}'))", '$(eval'),
     'eval with ) from a property': ("$(eval ${{p}}import('os').system('touch {m}') or 1)",
                                     '$(eval'),
-    'list comprehension': ("${{[c for c in ().__class__.__base__.__subclasses__() "
+    'list comprehension': ('${{[c for c in ().__class__.__base__.__subclasses__() '
                            "if c.__name__ == 'Popen'][0](['touch', '{m}'])}}",
                            'list comprehension'),
     'vars string keys': ("${{python.vars(python)['__builtins__']}}", "'python.vars'"),
     'dunder name': ("${{__import__('os').system('touch {m}')}}", "'__import__'"),
-    'lambda': ("${{(lambda: 1)()}}", 'lambda'),
+    'lambda': ('${{(lambda: 1)()}}', 'lambda'),
     'sum(range())': ('${{sum(range(10**12))}}', "calling 'sum'"),
     'huge power': ('${{10**10**10}}', 'integer power'),
     'huge repetition': ("${{'a' * 10**9}}", 'repetition'),
@@ -123,7 +137,7 @@ def test_declared_folders_and_plain_xacro_still_work(tmp_path):
             '<xacro:property name="d" value="${xacro.load_yaml(\'dims.yaml\')}"/>'
             '<xacro:arg name="offset" default="0.25"/>'
             '<xacro:property name="half" value="${math.pi / 2}"/>')
-    value = ("${d.arm.length * scale + $(arg offset) + radians(180) - pi + half - "
+    value = ('${d.arm.length * scale + $(arg offset) + radians(180) - pi + half - '
              "python.abs(-1) + max(1, 2) + (1 if 2 > 1 else 0) + len('ab') + int(-0.5)}")
     model, published = expand(doc(value, head), RESTRICTED, base_dir=str(tmp_path),
                               package_paths=[f'mypkg={tmp_path / "pkg"}'],
@@ -141,7 +155,7 @@ def test_trusted_policy_is_all_of_xacro(monkeypatch, tmp_path):
     assert model.name == 'from_env'
     model, _ = expand(doc('${[x * 2 for x in [0.25]][0]}'), TRUSTED)
     assert model.joints[0].origin.xyz[0] == 0.5
-    model, _ = expand(doc("$(eval 0.125 * 2)"), TRUSTED)
+    model, _ = expand(doc('$(eval 0.125 * 2)'), TRUSTED)
     assert model.joints[0].origin.xyz[0] == 0.25
 
 
@@ -159,11 +173,11 @@ def test_evaluator_directly():
     assert ev.evaluate("table['k'][1]") == 2
     assert ev.evaluate('not x < 1 and x in (1, 2)') is True
     assert ev.evaluate('-x // 3 % 5') == 4
-    assert ev.evaluate("dict(a=x, b=[1, 2])") == {'a': 2, 'b': [1, 2]}   # ros2_control's
+    assert ev.evaluate('dict(a=x, b=[1, 2])') == {'a': 2, 'b': [1, 2]}   # ros2_control's
     assert ev.evaluate("{'a': 1}['a'] + round(2.567, ndigits=1)") == 3.6
-    for bad in ("x.__class__", "table['k'].append(3)", "{**table}", "dict(**table)", "[*table]",
-                "f'{x}'", "(y := 1)", "table['k'][0:1]", "{x for x in [1]}",
-                "list(map(str, [1]))"):
+    for bad in ('x.__class__', "table['k'].append(3)", '{**table}', 'dict(**table)', '[*table]',
+                "f'{x}'", '(y := 1)', "table['k'][0:1]", '{x for x in [1]}',
+                'list(map(str, [1]))'):
         with pytest.raises(SandboxViolation):
             ev.evaluate(bad)
     with pytest.raises(NameError):
@@ -201,7 +215,7 @@ def _corpus_sets():
 def test_real_xacro_models_expand_the_same_under_the_restricted_policy(source, args, generated):
     """UR (with ros2_control's dict(...) and load_yaml), Robotiq, Trossen, Ridgeback."""
     from robot_files import CORPUS
-    from test_parsers_corpus import PACKAGES, assert_same_model
+    from test_parsers_corpus import assert_same_model, PACKAGES
     if not (CORPUS / source).is_file():
         pytest.skip('the shared robot corpus is not here')
     path = CORPUS / source

@@ -1,4 +1,19 @@
-"""The one exception type every bad description turns into.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The one exception type every bad description turns into.
 
 Callers (the node, the CLI, a user's script) catch a single type and show its
 message; the message always names the offending element and the reason, so the
@@ -7,7 +22,8 @@ user can fix the file without reading a traceback.
 
 
 class DescriptionError(ValueError):
-    """A robot description that cannot become a valid kinematic model.
+    """
+    A robot description that cannot become a valid kinematic model.
 
     ``parser`` names the parser that rejected it (``None`` when the problem is
     structural and found while building the model). ``kind`` sorts rejections
@@ -24,7 +40,8 @@ class DescriptionError(ValueError):
 
 
 def find_cause(exc: BaseException | None, kind: type) -> BaseException | None:
-    """The exception of type ``kind`` behind ``exc``, if any.
+    """
+    Return the exception of type ``kind`` behind ``exc``, if any.
 
     Follows ``__cause__``/``__context__`` and the ``exc`` attribute that
     wrappers such as xacro's XacroException use (bounded: chains can be cyclic).

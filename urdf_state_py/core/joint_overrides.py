@@ -1,4 +1,19 @@
-"""joint_state_publisher's model settings, applied to a :class:`Model`: no ROS in here.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+joint_state_publisher's model settings, applied to a :class:`Model`: no ROS in here.
 
 joint_state_publisher lets a launch file say what a URDF does not:
 
@@ -19,9 +34,9 @@ log it at start-up or return it as the SetParameters reason.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+import math
 
 from .errors import DescriptionError
 from .model import Limits, Mimic, Model
@@ -43,7 +58,8 @@ class DependentJoint:
 
 
 def dependent_joints_from(flat: Mapping[str, object]) -> dict[str, DependentJoint]:
-    """``{'<joint>.parent': 'a', '<joint>.factor': 2.0, ...}`` as rules; raises ValueError.
+    """
+    ``{'<joint>.parent': 'a', '<joint>.factor': 2.0, ...}`` as rules; raises ValueError.
 
     The keys are those of the ``dependent_joints.`` parameters without that prefix.
     """
@@ -52,7 +68,7 @@ def dependent_joints_from(flat: Mapping[str, object]) -> dict[str, DependentJoin
         joint, _, field_name = key.rpartition('.')
         if not joint or field_name not in DEPENDENT_FIELDS:
             raise ValueError(f"parameter 'dependent_joints.{key}': expected "
-                             "dependent_joints.<joint>.parent, .factor or .offset")
+                             'dependent_joints.<joint>.parent, .factor or .offset')
         if field_name == 'parent':
             if not isinstance(value, str) or not value:
                 raise ValueError(f"parameter 'dependent_joints.{key}': expected a joint name")
@@ -65,7 +81,7 @@ def dependent_joints_from(flat: Mapping[str, object]) -> dict[str, DependentJoin
     for joint, given in fields.items():
         if 'parent' not in given:
             raise ValueError(f"parameter 'dependent_joints.{joint}': has no parent "
-                             f"(set dependent_joints.{joint}.parent)")
+                             f'(set dependent_joints.{joint}.parent)')
         rules[joint] = DependentJoint(str(given['parent']), float(given.get('factor', 1.0)),
                                       float(given.get('offset', 0.0)))
     return rules
@@ -73,7 +89,8 @@ def dependent_joints_from(flat: Mapping[str, object]) -> dict[str, DependentJoin
 
 def apply_overrides(model: Model, dependent: Mapping[str, DependentJoint],
                     use_smallest_joint_limits: bool) -> tuple[Model, list[str]]:
-    """``model`` with the dependent joints as mimic rules and, on request, the soft limits.
+    """
+    ``model`` with the dependent joints as mimic rules and, on request, the soft limits.
 
     Returns the model (``model`` itself when nothing changes: the default
     settings cost nothing) and warnings to log once. Raises ValueError naming the
@@ -136,6 +153,6 @@ def zero_problem(model: Model, joint_name: str, value: float) -> str | None:
         return f'{where}: expected a finite number, got {value!r}'
     if joint.is_bounded and not joint.limits.lower <= value <= joint.limits.upper:
         limits: Limits = joint.limits
-        return (f'{where}: {value:g} is outside the joint\'s limits '
+        return (f"{where}: {value:g} is outside the joint's limits "
                 f'[{limits.lower:g}, {limits.upper:g}]')
     return None

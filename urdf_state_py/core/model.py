@@ -1,4 +1,19 @@
-"""The kinematic model: plain, immutable data with no ROS and no parser in it.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The kinematic model: plain, immutable data with no ROS and no parser in it.
 
 Every parser (built in or plugin) produces a :class:`Model`; building one runs
 the structural checks (unique names, one root, a tree, sane mimic rules), so a
@@ -9,11 +24,11 @@ joints, variables) because that is what ROS 2 users already know.
 
 from __future__ import annotations
 
-import enum
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+import enum
 from functools import cached_property
+import math
 from typing import TypeVar
 
 from .errors import DescriptionError
@@ -45,7 +60,8 @@ def _check_finite(values: Iterable[float], what: str) -> None:
 
 
 def unit_axis(axis: Iterable[float], what: str) -> Vector3:
-    """``axis`` scaled to length 1; DescriptionError naming ``what`` if it is zero or not finite.
+    """
+    ``axis`` scaled to length 1; DescriptionError naming ``what`` if it is zero or not finite.
 
     The components are divided by the largest magnitude before squaring, so
     neither ``1e200`` (whose square overflows to inf: the axis would come out
@@ -64,7 +80,8 @@ def unit_axis(axis: Iterable[float], what: str) -> Vector3:
 
 @dataclass(frozen=True)
 class Origin:
-    """A joint's fixed placement in its parent link: translation and fixed-axis rpy.
+    """
+    A joint's fixed placement in its parent link: translation and fixed-axis rpy.
 
     The rotation is R = Rz(yaw) * Ry(pitch) * Rx(roll), as in URDF.
     """
@@ -95,7 +112,7 @@ class SafetyController:
 
 @dataclass(frozen=True)
 class Mimic:
-    """value = multiplier * value(joint) + offset."""
+    """Value = multiplier * value(joint) + offset."""
 
     joint: str
     multiplier: float = 1.0
@@ -114,7 +131,7 @@ class Joint:
     """A joint between two links. ``axis`` is normalised on construction."""
 
     name: str
-    type: JointType
+    type: JointType  # noqa: A003 (URDF's attribute name; public API since 0.1)
     parent: str
     child: str
     origin: Origin = field(default_factory=Origin)
@@ -136,8 +153,8 @@ class Joint:
             _check_finite(bounds + [self.limits.effort, self.limits.velocity], f'{what} limit')
             if self.limits.lower is not None and self.limits.upper is not None \
                     and self.limits.lower > self.limits.upper:
-                raise DescriptionError(
-                    f'{what} has lower limit {self.limits.lower} > upper limit {self.limits.upper}')
+                raise DescriptionError(f'{what} has lower limit {self.limits.lower} > '
+                                       f'upper limit {self.limits.upper}')
         if self.mimic is not None:
             _check_finite((self.mimic.multiplier, self.mimic.offset), f'{what} mimic')
             if self.mimic.joint == self.name:
@@ -147,12 +164,12 @@ class Joint:
 
     @property
     def is_movable(self) -> bool:
-        """True for every type but fixed."""
+        """Return True for every type but fixed."""
         return self.type is not JointType.FIXED
 
     @property
     def is_mimic(self) -> bool:
-        """A movable joint driven by another joint's value (fixed joints never move)."""
+        """Return a movable joint driven by another joint's value (fixed joints never move)."""
         return self.mimic is not None and self.is_movable
 
     @property
@@ -164,7 +181,7 @@ class Joint:
 
     @property
     def variable_names(self) -> tuple[str, ...]:
-        """MoveIt variable names: the joint name, or ``name/x`` etc. for multi-DOF joints."""
+        """Return MoveIt's variable names: the joint name, or ``name/x`` etc. (multi-DOF)."""
         if self.type is JointType.FIXED:
             return ()
         if self.type is JointType.PLANAR:
@@ -200,7 +217,8 @@ class Joint:
 
 @dataclass(frozen=True)
 class Model:
-    """A validated kinematic tree.
+    """
+    A validated kinematic tree.
 
     Construction checks the structure and raises :class:`DescriptionError`
     naming the element at fault. ``joints`` is stored in topological order
@@ -257,7 +275,7 @@ class Model:
 
     @cached_property
     def root(self) -> str:
-        """The one link that is no joint's child."""
+        """Return the one link that is no joint's child."""
         children = {joint.child for joint in self.joints}
         return next(link.name for link in self.links if link.name not in children)
 
@@ -268,7 +286,7 @@ class Model:
 
     @cached_property
     def parent_joint(self) -> Mapping[str, Joint]:
-        """The joint above each non-root link."""
+        """Return the joint above each non-root link."""
         return {joint.child: joint for joint in self.joints}
 
     @property
@@ -282,7 +300,7 @@ class Model:
         return tuple(joint.name for joint in self.joints)
 
     def joint(self, name: str) -> Joint:
-        """The joint called ``name`` (KeyError names it when absent)."""
+        """Return the joint called ``name`` (KeyError names it when absent)."""
         try:
             return self.joint_map[name]
         except KeyError:
@@ -315,11 +333,11 @@ class Model:
         return {k: v for j in self.joints for k, v in j.variable_bounds().items()}
 
     def default_positions(self) -> dict[str, float]:
-        """A default value per variable: 0, or the mid-point when 0 is out of bounds."""
+        """Return a default value per variable: 0, or the mid-point when 0 is out of bounds."""
         return {k: v for j in self.joints for k, v in j.default_positions().items()}
 
     def children(self, link: str) -> tuple[str, ...]:
-        """The child links of ``link``."""
+        """Return the child links of ``link``."""
         if link not in self.link_names:
             raise KeyError(f"no link '{link}' in robot '{self.name}'")
         return tuple(j.child for j in self.joints if j.parent == link)
@@ -353,7 +371,8 @@ def _unique(names: Iterable[str], kind: str) -> None:
 
 
 def topological_order(root: str, joints: Iterable[JointLike]) -> list[JointLike]:
-    """Joints reachable from ``root``, each after its parent link's joint (breadth first).
+    """
+    Joints reachable from ``root``, each after its parent link's joint (breadth first).
 
     Works on anything with ``parent`` and ``child`` link names (the benchmark's
     naive baseline orders urdf_parser_py joints with it too).

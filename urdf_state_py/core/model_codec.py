@@ -1,4 +1,19 @@
-"""A model as plain JSON data and back: how a parser process hands its result over.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A model as plain JSON data and back: how a parser process hands its result over.
 
 Not pickle: the parent must not run code that the child (which processed an
 untrusted description) could have chosen. Decoding rebuilds the model through
@@ -32,7 +47,7 @@ def model_to_data(model: Model) -> list[Any]:
 
 
 def model_from_data(data: Any) -> Model:
-    """The model :func:`model_to_data` encoded; DescriptionError for anything malformed."""
+    """Return the model :func:`model_to_data` encoded; DescriptionError for anything malformed."""
     try:
         name, link_names, rows = data
         links = tuple(Link(str(n)) for n in link_names)

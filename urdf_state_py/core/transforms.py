@@ -1,4 +1,19 @@
-"""Small rotation helpers (numpy only, no ROS), vectorised over leading axes.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Small rotation helpers (numpy only, no ROS), vectorised over leading axes.
 
 Conventions used throughout the package:
 
@@ -63,8 +78,11 @@ def rpy_to_quaternion(rpy: ArrayLike) -> np.ndarray:
 
 
 def quaternion_multiply(a: ArrayLike, b: ArrayLike) -> np.ndarray:
-    """Hamilton product ``a ⊗ b`` of (x, y, z, w) quaternions (rotation ``a`` then ``b`` in
-    the body frame, i.e. ``R(a ⊗ b) = R(a) @ R(b)``)."""
+    """
+    Hamilton product ``a ⊗ b`` of (x, y, z, w) quaternions.
+
+    Rotation ``a`` then ``b`` in the body frame, i.e. ``R(a ⊗ b) = R(a) @ R(b)``.
+    """
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     ax, ay, az, aw = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
@@ -78,7 +96,8 @@ def quaternion_multiply(a: ArrayLike, b: ArrayLike) -> np.ndarray:
 
 
 def quaternion_left_matrix(q: ArrayLike) -> np.ndarray:
-    """The 4x4 matrix ``L(q)`` with ``q ⊗ p == L(q) @ p`` (x, y, z, w order), shape (..., 4, 4).
+    """
+    Return the 4x4 matrix ``L(q)`` with ``q ⊗ p == L(q) @ p`` (x, y, z, w), shape (..., 4, 4).
 
     Lets a fixed left factor (a joint origin) be folded into precomputed
     per-joint constants, so the per-call product is a couple of multiply-adds.
@@ -94,7 +113,8 @@ def quaternion_left_matrix(q: ArrayLike) -> np.ndarray:
 
 
 def normalize_quaternion(q: ArrayLike, *, reject_nonfinite: bool = False) -> np.ndarray:
-    """Unit quaternion; a (near-)zero quaternion becomes the identity (0, 0, 0, 1).
+    """
+    Normalize to a unit quaternion; a (near-)zero one becomes the identity (0, 0, 0, 1).
 
     With ``reject_nonfinite`` a quaternion whose norm is not finite (a NaN or
     infinite component, or an overflowing one) becomes the identity as well:
@@ -130,8 +150,10 @@ def quaternion_rotate(q: ArrayLike, v: ArrayLike) -> np.ndarray:
 
 
 def compose_poses(translation_a: ArrayLike, rotation_a: ArrayLike,
-                  translation_b: ArrayLike, rotation_b: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """Pose ``a * b`` as (translation (..., 3), unit quaternion (..., 4)): first ``b``, then ``a``.
+                  translation_b: ArrayLike,
+                  rotation_b: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """
+    Pose ``a * b`` as (translation (..., 3), unit quaternion (..., 4)): first ``b``, then ``a``.
 
     ``b`` maps a child frame into some frame F and ``a`` maps F into its
     parent, so the result maps the child frame into ``a``'s parent. The
@@ -160,7 +182,8 @@ def quaternion_to_matrix(q: ArrayLike) -> np.ndarray:
 
 
 def matrix_to_quaternion(m: ArrayLike) -> np.ndarray:
-    """Unit quaternion (x, y, z, w) with w >= 0 of rotation matrices (..., 3, 3).
+    """
+    Return the unit quaternion (x, y, z, w), w >= 0, of rotation matrices (..., 3, 3).
 
     Uses the largest-diagonal branch per element (Shepperd), so it is accurate
     for every rotation, including 180 degree ones.
@@ -211,7 +234,8 @@ def _rpy_from_entries(sin_pitch: np.ndarray, m00: np.ndarray, m01: np.ndarray,
 
 
 def matrix_to_rpy(m: ArrayLike) -> np.ndarray:
-    """URDF roll/pitch/yaw (``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)``) of rotations; shape (..., 3).
+    """
+    URDF roll/pitch/yaw (``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)``) of rotations; shape (..., 3).
 
     ``m`` is (..., 3, 3) or (..., 4, 4) (only the rotation block is read).
     Roll and yaw are in [-pi, pi], pitch in [-pi/2, pi/2]. At pitch = +-pi/2
@@ -224,7 +248,8 @@ def matrix_to_rpy(m: ArrayLike) -> np.ndarray:
 
 
 def quaternion_to_rpy(q: ArrayLike) -> np.ndarray:
-    """URDF roll/pitch/yaw of unit quaternions (x, y, z, w); shape (..., 3).
+    """
+    URDF roll/pitch/yaw of unit quaternions (x, y, z, w); shape (..., 3).
 
     The inverse of :func:`rpy_to_quaternion` (up to the usual rpy ambiguity),
     with the same ranges and gimbal-lock rule as :func:`matrix_to_rpy`. Near

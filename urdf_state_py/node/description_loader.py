@@ -1,4 +1,19 @@
-"""Loading robot descriptions for the node: under which policy, in which process, within which limits.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Loading robot descriptions for the node: under which policy, in which process, within which limits.
 
 * **Trust** (:class:`Source`): the description given at start-up (the launch
   file passes the model file chosen by the operator) is trusted and may use
@@ -29,12 +44,12 @@
 from __future__ import annotations
 
 import collections
+from collections.abc import Callable, Mapping
 import ctypes
 import ctypes.util
+from dataclasses import dataclass, replace
 import gc
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 
 from urdf_state_py.core.errors import DescriptionError
@@ -46,12 +61,13 @@ from urdf_state_py.core.parsers.semantic_parsers import SEMANTIC_REQUEST
 from urdf_state_py.core.parsers.srdf import Semantic
 from urdf_state_py.core.parsers.urdf_xml import UrdfXmlParser
 from urdf_state_py.core.parsers.xacro_sandbox import POLICIES, RESTRICTED, TRUSTED
+
+from .params import ParamSpec
+from .process.threads import join_thread
+from .semantic import apply_semantic
 from .tf_path.fast_path import FastPath
 from .tf_path.joint_state_merger import JointStateMerger, WarnOnce
-from .params import ParamSpec
-from .semantic import apply_semantic
 from .tf_path.tf_publishing import MovingTransforms
-from .process.threads import join_thread
 
 __all__ = ['DescriptionLoader', 'LOADER_PARAMETERS', 'Loaded', 'Source']
 
@@ -114,7 +130,8 @@ class Loaded:
                 f"root '{m.root}'")
 
     def with_prefix(self, frame_prefix: str) -> Loaded:
-        """This state publishing under ``frame_prefix``, as a new object to swap in.
+        """
+        This state publishing under ``frame_prefix``, as a new object to swap in.
 
         The merger (joint values, rate-limit marks) and the clamp warnings carry
         over; only what holds frame ids (or the buffers /tf is written into) is
@@ -151,14 +168,18 @@ class DescriptionLoader:
         self._thread: threading.Thread | None = None
 
     def prestart(self, trusted_first: bool = False) -> None:
-        """Start a parser process now, so the first description does not wait for one;
+        """
+        Start a parser process now, so the first description does not wait for one;
         ``trusted_first``: the first description is the operator's, whose process is
-        replaced after it, so its successor starts now too."""
+        replaced after it, so its successor starts now too.
+        """
         self._parser.prestart(successor=trusted_first)
 
     def wait_ready(self) -> None:
-        """Return once the parser process for the next description has started, so that the
-        next parse takes its own time only (a failure to start shows in that parse)."""
+        """
+        Return once the parser process for the next description has started, so that the
+        next parse takes its own time only (a failure to start shows in that parse).
+        """
         self._parser.wait_ready()
 
     def parses_here(self, source: Source, parser: str) -> bool:
@@ -175,12 +196,13 @@ class DescriptionLoader:
             and len(source.text.encode('utf-8')) <= min(RECYCLE_BYTES, self.limits.max_bytes)
 
     def policy(self, source: Source) -> str:
-        """The xacro policy ``source`` is expanded under."""
+        """Return the xacro policy ``source`` is expanded under."""
         return TRUSTED if source.trusted or self.runtime_policy == TRUSTED else RESTRICTED
 
     def build(self, source: Source, cfg: Mapping[str, Any],
               options_of: Callable[[str], dict[str, Any]]) -> Loaded:
-        """Parse ``source`` (in the parser process) and precompute everything for it.
+        """
+        Parse ``source`` (in the parser process) and precompute everything for it.
 
         ``options_of(parser)``: that parser's options from the node's settings.
         Raises DescriptionError (the reason, including a limit reached).
@@ -198,7 +220,8 @@ class DescriptionLoader:
 
     def assemble(self, source: Source, description: str, parser: str, parsed: Model,
                  cfg: Mapping[str, Any]) -> Loaded:
-        """Everything for the parsed model ``parsed`` under the node's settings ``cfg``.
+        """
+        Everything for the parsed model ``parsed`` under the node's settings ``cfg``.
 
         ``cfg['joint_settings']`` (joint_state_publisher's dependent joints, soft
         limits, zeros) shapes the model and its defaults; a rule the model cannot
@@ -226,13 +249,16 @@ class DescriptionLoader:
                       passive_joints=passive)
 
     def read_semantic(self, text: str) -> Semantic:
-        """An SRDF (or a semantic plugin's format) read in the parser process, not yet
-        checked against a robot."""
+        """
+        Return an SRDF (or a semantic plugin's format) read in the parser process, not yet
+        checked against a robot.
+        """
         return self._parser.parse(text, SEMANTIC_REQUEST, {}, RESTRICTED).model
 
     def rejected(self, origin: str, error: DescriptionError, keeping: bool,
                  waiting: bool = True) -> str:
-        """The one place a description is refused: log it, count it; returns the reason.
+        """
+        Return the one place a description is refused: log it, count it; returns the reason.
 
         ``keeping``: a previous model stays in effect; else ``waiting``: the node waits
         for a valid one (False: the node is not built, see UrdfStateNode's require_model).
@@ -251,7 +277,8 @@ class DescriptionLoader:
 
     @staticmethod
     def release_memory(old: Loaded | None, new: Loaded) -> None:
-        """After a large model was swapped out (or in), give the freed heap back to the system.
+        """
+        After a large model was swapped out (or in), give the freed heap back to the system.
 
         Python frees the objects, but glibc keeps the pages in its arenas and
         the RSS would stay at its peak (``malloc_trim`` exists only in glibc).
@@ -269,8 +296,10 @@ class DescriptionLoader:
     # -- the loader thread (descriptions from the topic) ---------------------------
 
     def submit(self, job: Callable[[], None]) -> None:
-        """Run ``job`` on the loader thread (started if none runs); a job still waiting is
-        replaced (latest wins)."""
+        """
+        Run ``job`` on the loader thread (started if none runs); a job still waiting is
+        replaced (latest wins).
+        """
         with self._jobs:
             if self._closed:
                 return

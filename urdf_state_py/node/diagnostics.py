@@ -1,4 +1,19 @@
-"""``/diagnostics``: each robot's DiagnosticStatus, sent once a second in one array per process.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``/diagnostics``: each robot's DiagnosticStatus, sent once a second in one array per process.
 
 A thin adapter over :func:`urdf_state_py.node.health.node_status`. Each robot
 has a :class:`RobotStatus`, named ``<node>: robot state`` (``<node>``: the
@@ -25,11 +40,11 @@ way 2-4 ms/s (see docs/benchmarks.md, The container).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import math
 import struct
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
@@ -54,8 +69,10 @@ REBUILD_NS = 30 * _NS
 
 
 def model_view(loaded: Any, now_ns: int, stale_after_s: float) -> ModelView | None:
-    """What the status shows of a loaded model (description_loader.Loaded) and its joint
-    state; None without one. ``stale_after_s`` 0: no staleness check."""
+    """
+    What the status shows of a loaded model (description_loader.Loaded) and its joint
+    state; None without one. ``stale_after_s`` 0: no staleness check.
+    """
     if loaded is None:
         return None
     m, merger = loaded.model, loaded.merger
@@ -69,7 +86,8 @@ def model_view(loaded: Any, now_ns: int, stale_after_s: float) -> ModelView | No
 
 
 def quiet_key(health: Health, loaded: Any, activity: int | None, now_ns: int) -> tuple | None:
-    """A fingerprint of what the status would show, cheap enough for every tick of an idle
+    """
+    Return a fingerprint of what the status would show, cheap enough for every tick of an idle
     robot: equal keys, the same status (its stamp aside) -- until a joint turns stale,
     which :meth:`RobotStatus.refresh` times itself. None while a recent rejection or
     clamp can change the status with time alone.
@@ -93,7 +111,8 @@ def quiet_key(health: Health, loaded: Any, activity: int | None, now_ns: int) ->
 
 
 class RobotStatus:
-    """One robot's status, rebuilt when its :func:`quiet_key` says it may have changed.
+    """
+    One robot's status, rebuilt when its :func:`quiet_key` says it may have changed.
 
     ``loaded()``: the robot's current model (description_loader.Loaded, or
     None); ``joint_input``: its :class:`~.tf_path.joint_state_input.JointStateInput`,
@@ -122,9 +141,11 @@ class RobotStatus:
         self.refresh_guarded: Callable[[], bool | None] = guard.wrap('/diagnostics', self.refresh)
 
     def _view(self, now_ns: int, stale_after_s: float) -> tuple[ModelView | None, float]:
-        """The model's view and when its stale joints next change with time alone, both
+        """
+        Return the model's view and when its stale joints next change with time alone, both
         read under the JointState lock: the native loop writes ``seen_ns`` in place, and a
-        copy taken beside it was a data race (ThreadSanitizer, plan_step vs a numpy copy)."""
+        copy taken beside it was a data race (ThreadSanitizer, plan_step vs a numpy copy).
+        """
         with self._input.lock:
             return (model_view(self._loaded(), now_ns, stale_after_s),
                     self._stale_at(now_ns, stale_after_s))
@@ -177,9 +198,11 @@ class RobotStatus:
 
 
 class DiagnosticsBoard:
-    """One ``/diagnostics`` publisher on ``node`` sending the statuses of the robots added
+    """
+    One ``/diagnostics`` publisher on ``node`` sending the statuses of the robots added
     to it, one array per tick of ``ticker`` (see the module docstring); ``guard`` reports
-    a failing tick (that array is not sent, the next tick tries again)."""
+    a failing tick (that array is not sent, the next tick tries again).
+    """
 
     def __init__(self, node: Node, ticker: Ticker, guard: CallbackGuard,
                  event_callbacks=None) -> None:

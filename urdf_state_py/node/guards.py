@@ -1,4 +1,19 @@
-"""No input ends the node: every callback runs inside a guard that drops what fails.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+No input ends the node: every callback runs inside a guard that drops what fails.
 
 Everything on the DDS domain can reach the node, so a message, a parameter
 request or a description may be malformed on purpose. A callback that fails
@@ -15,8 +30,8 @@ are wrapped with :meth:`CallbackGuard.wrap`.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
+import functools
 from typing import Any
 
 from rclpy.serialization import deserialize_message
@@ -30,7 +45,8 @@ INTERNAL_ERROR = 'internal error'
 
 
 class CallbackGuard:
-    """Reports dropped inputs (throttled log + counts); wraps callbacks so they cannot raise.
+    """
+    Reports dropped inputs (throttled log + counts); wraps callbacks so they cannot raise.
 
     ``logger``: a callable returning the node's logger (looked up per report,
     so a test can record it); ``now_ns``: the node clock.
@@ -59,7 +75,8 @@ class CallbackGuard:
         self._logger().warning(text)
 
     def deserialize(self, source: str, data: bytes, msg_type: type) -> Any:
-        """``data`` as a ``msg_type`` message, or None (reported as ``malformed``).
+        """
+        ``data`` as a ``msg_type`` message, or None (reported as ``malformed``).
 
         A subscription made with ``raw=True`` gets the bytes, so a payload rclpy
         cannot deserialise fails here rather than inside the executor.
@@ -73,7 +90,8 @@ class CallbackGuard:
 
     def wrap(self, source: str, callback: Callable[..., Any],
              fallback: Callable[[Exception], Any] | None = None) -> Callable[..., Any]:
-        """``callback`` that reports any exception instead of raising it.
+        """
+        ``callback`` that reports any exception instead of raising it.
 
         The wrapper returns ``fallback(error)`` (e.g. a refused
         SetParametersResult) or None after a failure.

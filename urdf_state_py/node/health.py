@@ -1,4 +1,19 @@
-"""What the node counts about its inputs, and the one-line status made from it: no ROS in here.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What the node counts about its inputs, and the one-line status made from it: no ROS in here.
 
 The node bumps counters in :class:`Health` as things happen (a rejected
 message or description, a clamp, a /tf message): plain attribute and dict
@@ -79,11 +94,13 @@ class Health:
         self.last_clamp_ns = 0
 
     def fingerprint(self, now_ns: int) -> tuple | None:
-        """What the status shows of these counters, cheaply (equal: the same status); None
+        """
+        What the status shows of these counters, cheaply (equal: the same status); None
         while a rejection or clamp is recent, when the status changes with time alone.
 
         Counters LoopSync copies from the native loop are left out: the loop's activity
-        stands for them."""
+        stands for them.
+        """
         if _recent(self.last_rejection_ns, now_ns) or _recent(self.last_clamp_ns, now_ns):
             return None
         return (self.tf_published, self.last_rejection_ns, self.last_clamp_ns,
@@ -124,7 +141,8 @@ def _recent(then_ns: int, now_ns: int) -> bool:
 
 def node_status(health: Health, view: ModelView | None, *, stale_after_s: float,
                 tf_rate_hz: float, now_ns: int) -> Status:
-    """The node's status now: ERROR without a model, WARN while something needs a look, else OK.
+    """
+    The node's status now: ERROR without a model, WARN while something needs a look, else OK.
 
     WARN: joints never received (the complete state is not yet known), stale
     joints, or a rejection or clamp within the last :data:`RECENT_S` seconds.
@@ -191,7 +209,8 @@ def node_status(health: Health, view: ModelView | None, *, stale_after_s: float,
 
 
 class LogThrottle:
-    """At most one log line per key and ``period_s``; counts what it held back.
+    """
+    At most one log line per key and ``period_s``; counts what it held back.
 
     Keys must be bounded (a source and a fixed reason), never message content.
     """

@@ -1,4 +1,19 @@
-"""The node's parameter services, answered on a thread of their own.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The node's parameter services, answered on a thread of their own.
 
 rclpy runs a SetParameters callback synchronously, and all of a node's
 parameter services share the node's default (mutually exclusive) callback
@@ -94,8 +109,10 @@ class _ServiceHost:
 
 
 class ParameterServices:
-    """Serves ``node``'s parameters: from a helper node on its own executor thread
-    (``own_thread``), else from the node itself on the process's executor."""
+    """
+    Serves ``node``'s parameters: from a helper node on its own executor thread
+    (``own_thread``), else from the node itself on the process's executor.
+    """
 
     def __init__(self, node: Node, guard: CallbackGuard, *, own_thread: bool = True) -> None:
         self._host = Node(f'_{node.get_name()}_parameters', namespace=node.get_namespace(),
@@ -114,8 +131,10 @@ class ParameterServices:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        """Start serving (apart from the constructor: the owner holds this before it runs;
-        on the process's executor: nothing to start)."""
+        """
+        Start serving (apart from the constructor: the owner holds this before it runs;
+        on the process's executor: nothing to start).
+        """
         if self._executor is None:
             return
         self._thread = threading.Thread(target=self._spin, name='parameter_services',
@@ -135,8 +154,10 @@ class ParameterServices:
                                        f'{type(exc).__name__}: {exc}')
 
     def close(self) -> None:
-        """Stop serving (waits briefly for a running callback) and destroy the helper (on
-        the node itself, the services go with the node)."""
+        """
+        Stop serving (waits briefly for a running callback) and destroy the helper (on
+        the node itself, the services go with the node).
+        """
         self._closing = True
         if self._executor is None:
             return

@@ -1,3 +1,17 @@
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """The QoS profiles and publisher options of the node's topics (robot_state_publisher's)."""
 
 from __future__ import annotations
@@ -7,13 +21,14 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 __all__ = ['DESCRIPTION_QOS', 'TF_QOS', 'TF_STATIC_QOS', 'quiet_publisher_events']
 
 DESCRIPTION_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
-                              reliability=ReliabilityPolicy.RELIABLE,
-                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
+                             reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
 TF_STATIC_QOS = DESCRIPTION_QOS
 
 
 def quiet_publisher_events():
-    """Publisher event callbacks without rclpy's default handlers (None where unsupported).
+    """
+    Publish event callbacks without rclpy's default handlers (None where unsupported).
 
     By default rclpy adds two QoS event handlers per publisher (incompatible
     QoS, incompatible type), each one more entity in the default executor's
@@ -34,5 +49,5 @@ def quiet_publisher_events():
 
 
 TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
-                     reliability=ReliabilityPolicy.RELIABLE,
-                     durability=DurabilityPolicy.VOLATILE)
+                    reliability=ReliabilityPolicy.RELIABLE,
+                    durability=DurabilityPolicy.VOLATILE)

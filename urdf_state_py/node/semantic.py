@@ -1,4 +1,19 @@
-"""The robot's SRDF in the node: MoveIt's default positions, named group states, passive joints.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The robot's SRDF in the node: MoveIt's default positions, named group states, passive joints.
 
 * ``robot_description_semantic`` (parameter): the SRDF text. Empty: the node
   reads the ``robot_description_semantic`` topic instead (std_msgs/String,
@@ -24,10 +39,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from std_msgs.msg import String
-
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.model import Model
-from urdf_state_py.core.parsers.srdf import Semantic, check_semantic
+from urdf_state_py.core.parsers.srdf import check_semantic, Semantic
 
 from .params import ParamSpec
 from .qos import DESCRIPTION_QOS
@@ -84,7 +98,8 @@ def _group_states(robot: RobotModel, names: Sequence[str]) -> dict[str, float]:
 def apply_semantic(setting: SemanticSetting | None, parsed: Model,
                    variable_index: Mapping[str, int], defaults: np.ndarray,
                    group_states: Sequence[str], logger: Any) -> frozenset[str]:
-    """Write the SRDF's initial positions into ``defaults``; the passive joints' names.
+    """
+    Write the SRDF's initial positions into ``defaults``; the passive joints' names.
 
     A model the SRDF does not fit (a new URDF without its names) keeps the
     URDF's defaults and is logged: the description stays in force. A group
@@ -111,7 +126,8 @@ def apply_semantic(setting: SemanticSetting | None, parsed: Model,
 
 
 class SemanticInput:
-    """Where the SRDF comes from: the parameter, else the topic (read in the parser process).
+    """
+    Where the SRDF comes from: the parameter, else the topic (read in the parser process).
 
     ``on_topic(setting)`` is called on the loader thread with an SRDF from the
     topic that is read and fits the current model (``parsed()``); the node
@@ -121,8 +137,10 @@ class SemanticInput:
     def __init__(self, node: Any, loader: Any, guard: Any, parsed: Callable[[], Model | None],
                  parameter: Callable[[], str], on_topic: Callable[[SemanticSetting], None],
                  health: Any, now_ns: Callable[[], int]) -> None:
-        """``parameter()``: the robot_description_semantic parameter in effect; ``health``
-        counts a refused SRDF from the topic (as a refused description)."""
+        """
+        ``parameter()``: the robot_description_semantic parameter in effect; ``health``
+        counts a refused SRDF from the topic (as a refused description).
+        """
         self._node, self._loader, self._guard = node, loader, guard
         self._health, self._now_ns = health, now_ns
         self._parsed = parsed
@@ -135,8 +153,10 @@ class SemanticInput:
             raw=True)
 
     def setting(self, text: str, group_states: Sequence[str]) -> SemanticSetting | None:
-        """The SRDF in effect once the parameter is ``text`` (empty: the topic's), checked
-        against the current model; DescriptionError naming what does not fit."""
+        """
+        Return the SRDF in effect once the parameter is ``text`` (empty: the topic's), checked
+        against the current model; DescriptionError naming what does not fit.
+        """
         if not text.strip():
             setting = self.from_topic
         else:
@@ -147,8 +167,10 @@ class SemanticInput:
         return setting
 
     def startup(self, text: str) -> SemanticSetting | None:
-        """The start-up parameter's SRDF (checked once the model is built); a bad one is
-        logged and ignored: the node still starts."""
+        """
+        Return the start-up parameter's SRDF (checked once the model is built); a bad one is
+        logged and ignored: the node still starts.
+        """
         try:
             return self.setting(text, ())
         except DescriptionError as err:

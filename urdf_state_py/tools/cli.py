@@ -1,4 +1,19 @@
-"""``urdf_state_check``: inspect a robot description from the shell, without ROS.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``urdf_state_check``: inspect a robot description from the shell, without ROS.
 
 When robot_state_publisher rejects a description, or publishes a frame in the
 wrong place, the user's questions are "which parser took my file, and why does
@@ -32,21 +47,21 @@ mistakes (bad syntax, unknown joint variable or link).
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+import os
+import sys
 from typing import Any, TextIO
 
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.model import JointType, Model
-from urdf_state_py.core.parsers import Parser, ParserRegistry, default_registry
+from urdf_state_py.core.parsers import default_registry, Parser, ParserRegistry
 from urdf_state_py.core.parsers._xml import decode
 
 from . import node_status, srdf_summary
-from .cli_values import UsageError, parse_number
-from .view import command as view_command
+from .cli_values import parse_number, UsageError
 from .model_tree import dot_lines, tree_lines
+from .view import command as view_command
 
 #: Exit statuses (2 is also what argparse uses for its own usage errors).
 EXIT_OK = 0
@@ -60,7 +75,7 @@ PROG = 'urdf_state_check'
 
 
 def _read_input(path: str) -> bytes:
-    """The description's bytes; ``-`` reads stdin so xacro output can be piped in."""
+    """Return the description's bytes; ``-`` reads stdin so xacro output can be piped in."""
     if path == '-':
         return sys.stdin.buffer.read()
     try:
@@ -71,7 +86,8 @@ def _read_input(path: str) -> bytes:
 
 
 def _parser_options(parser: Parser, args: argparse.Namespace, path: str) -> dict[str, Any]:
-    """Map the xacro-style flags onto the chosen parser's declared options.
+    """
+    Map the xacro-style flags onto the chosen parser's declared options.
 
     Only options the parser declares are passed (a parser rejects unknown
     ones); flags the chosen parser cannot use are reported rather than
@@ -117,7 +133,7 @@ def _option_assignment(item: str) -> tuple[str, str, str]:
     key, sep, value = item.partition('=')
     owner, dot, name = key.strip().partition('.')
     if not sep or not dot or not owner or not name:
-        raise UsageError(f"--option {item!r} is not of the form PARSER.OPTION=VALUE")
+        raise UsageError(f'--option {item!r} is not of the form PARSER.OPTION=VALUE')
     return owner, name, value
 
 
@@ -139,7 +155,8 @@ def _option_value(option_type: type, text: str, item: str) -> Any:
 
 def _load(args: argparse.Namespace, registry: ParserRegistry
           ) -> tuple[Model, str, dict[str, int], int]:
-    """Parse ``args.file`` and return the model plus how the parser was chosen.
+    """
+    Parse ``args.file`` and return the model plus how the parser was chosen.
 
     Returns ``(model, parser_name, scores, data_length)``; the scores are
     computed even when ``--parser`` forces a parser, since "would auto-detection
@@ -181,8 +198,10 @@ def _cmd_tree(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
-    """Print what the parser made of the file: the first thing to look at when
-    the node refuses a description or publishes unexpected frames."""
+    """
+    Print what the parser made of the file: the first thing to look at when
+    the node refuses a description or publishes unexpected frames.
+    """
     registry = default_registry()
     model, name, scores, length = _load(args, registry)
     robot = srdf_summary.robot_model(args, model)
@@ -226,7 +245,8 @@ def _fmt(values: Sequence[float], digits: int) -> str:
 
 
 def _cmd_fk(args: argparse.Namespace, out: TextIO) -> int:
-    """Print root-relative link poses for chosen joint values.
+    """
+    Print root-relative link poses for chosen joint values.
 
     Poses are relative to the root link -- the same numbers ``tf2_echo <root>
     <link>`` shows for a running node -- so the two can be compared directly.
@@ -278,13 +298,15 @@ def _cmd_fk(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _type_name(option_type: type) -> str:
-    """The option's type as a user writes it in a ROS parameter file."""
+    """Return the option's type as a user writes it in a ROS parameter file."""
     return 'list[str]' if option_type is list else option_type.__name__
 
 
 def _cmd_parsers(args: argparse.Namespace, out: TextIO) -> int:
-    """List parsers and options: what ``--parser`` accepts and which ROS
-    parameters (``<parser>.<option>``) the node declares for them."""
+    """
+    List parsers and options: what ``--parser`` accepts and which ROS
+    parameters (``<parser>.<option>``) the node declares for them.
+    """
     registry = default_registry()
     if args.file is not None:
         data = decode(_read_input(args.file))
@@ -322,8 +344,8 @@ def _add_load_arguments(parser: argparse.ArgumentParser) -> None:
                         help='location of a package for $(find PKG) (repeatable)')
     parser.add_argument('--option', action='append', default=[], metavar='PARSER.OPTION=VALUE',
                         help="any parser option, named as the node's parameter, e.g. "
-                             "urdf_parser_py.strict=true (repeatable; a list option takes one "
-                             "item per flag)")
+                             'urdf_parser_py.strict=true (repeatable; a list option takes one '
+                             'item per flag)')
 
 
 def _add_tree_arguments(parser: argparse.ArgumentParser) -> None:
@@ -386,7 +408,7 @@ COMMANDS: tuple[Command, ...] = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argparse tree (public so tests and docs can introspect it)."""
+    """Return the argparse tree (public so tests and docs can introspect it)."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description='Inspect a robot description with the urdf_state_py parsers and '
@@ -402,7 +424,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_command(run: Callable[[argparse.Namespace, TextIO], int], args: argparse.Namespace,
                 out: TextIO | None = None) -> int:
-    """Run one command and return its exit status.
+    """
+    Run one command and return its exit status.
 
     Errors are turned into one ``error: ...`` line because the audience is a
     user fixing a file, for whom a traceback is noise.

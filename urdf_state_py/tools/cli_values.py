@@ -1,4 +1,19 @@
-"""Values typed on the command line: joint values such as ``-pi/2``, and the usage error.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Values typed on the command line: joint values such as ``-pi/2``, and the usage error.
 
 Kept apart from :mod:`.cli` (which re-exports both) so the command table stays
 readable; nothing here imports numpy or ROS.
@@ -7,13 +22,14 @@ readable; nothing here imports numpy or ROS.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 import math
 import operator
-from collections.abc import Callable
 
 
 class UsageError(Exception):
-    """A command-line mistake found after argparse (e.g. a misspelt joint name).
+    """
+    A command-line mistake found after argparse (e.g. a misspelt joint name).
 
     Kept apart from :class:`DescriptionError` so that "your file is broken"
     (exit 1) and "your command is wrong" (exit 2) stay distinguishable in scripts.
@@ -29,7 +45,8 @@ _NAMES = {'pi': math.pi, 'tau': math.tau, 'inf': math.inf, 'nan': math.nan}
 
 
 def parse_number(text: str) -> float:
-    """A joint value: a float or a small arithmetic expression such as ``-pi/2``.
+    """
+    Return a joint value: a float or a small arithmetic expression such as ``-pi/2``.
 
     Angles are naturally written in terms of pi, and typing 1.5707963267948966
     by hand is error prone; the expression is evaluated from its syntax tree
@@ -57,8 +74,10 @@ def parse_number(text: str) -> float:
 
 
 def as_bool(name: str, text: str) -> bool:
-    """A yes/no launch argument (``true``/``false``, ``1``/``0``, ``on``/``off``, ``yes``/``no``;
-    empty: false); ValueError naming the argument otherwise."""
+    """
+    A yes/no launch argument (``true``/``false``, ``1``/``0``, ``on``/``off``, ``yes``/``no``;
+    empty: false); ValueError naming the argument otherwise.
+    """
     value = text.strip().lower()
     if value in ('true', '1', 'yes', 'on'):
         return True

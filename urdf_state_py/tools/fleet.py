@@ -1,4 +1,19 @@
-"""A fleet file: the robots one ``urdf_state_container`` serves (read by ``fleet.launch.py``).
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A fleet file: the robots one ``urdf_state_container`` serves (read by ``fleet.launch.py``).
 
 A YAML file, one entry per robot::
 
@@ -26,17 +41,16 @@ must then trust LoadNode).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 import os
+from pathlib import Path
 import re
 import shlex
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-
-import yaml
 
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.parsers import default_registry
+import yaml
 
 __all__ = ['FleetError', 'FleetRobot', 'component_parameters', 'read_fleet']
 
@@ -75,7 +89,7 @@ def read_fleet(path: str | os.PathLike) -> list[FleetRobot]:
     seen: dict[str, int] = {}
     for index, robot in enumerate(robots, 1):
         if robot.namespace in seen:
-            raise FleetError(f"{path}: robots #{seen[robot.namespace]} and #{index} share the "
+            raise FleetError(f'{path}: robots #{seen[robot.namespace]} and #{index} share the '
                              f"namespace '{robot.namespace}'")
         seen[robot.namespace] = index
     return robots
@@ -117,8 +131,10 @@ def _robot(entry: Any, path: Path, index: int) -> FleetRobot:
 
 
 def component_parameters(robot: FleetRobot, trusted: bool) -> dict[str, Any]:
-    """The component's parameters for ``robot`` (see the module docstring); raises
-    :class:`FleetError` when its model does not parse."""
+    """
+    Return the component's parameters for ``robot`` (see the module docstring); raises
+    :class:`FleetError` when its model does not parse.
+    """
     text = robot.model.read_text(encoding='utf-8')
     parameters = dict(robot.parameters, frame_prefix=robot.frame_prefix)
     options = {'args': list(robot.xacro_args), 'base_dir': str(robot.model.parent),

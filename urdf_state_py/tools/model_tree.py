@@ -1,4 +1,19 @@
-"""A model's link/joint tree as text or as Graphviz, for the ``tree`` command.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A model's link/joint tree as text or as Graphviz, for the ``tree`` command.
 
 urdfdom's ``check_urdf`` prints the tree and ``urdf_to_graphviz`` draws it;
 both read only plain URDF through urdfdom. These render the model our parsers
@@ -36,7 +51,8 @@ def joint_detail(joint: Joint, limits: bool = False) -> str:
 
 
 def tree_lines(model: Model, limits: bool = False) -> list[str]:
-    """The link tree, one indented line per link, each child naming its joint.
+    """
+    Return the link tree, one indented line per link, each child naming its joint.
 
     Depth-first so a subtree reads contiguously (the model's own joint order is
     breadth-first, which scatters a limb across the listing).
@@ -47,19 +63,21 @@ def tree_lines(model: Model, limits: bool = False) -> list[str]:
     while stack:
         joint, depth = stack.pop()
         lines.append(f"{'  ' * depth}{joint.child}  <- {joint.name} "
-                     f"({joint_detail(joint, limits)})")
+                     f'({joint_detail(joint, limits)})')
         stack.extend((child, depth + 1) for child in reversed(by_parent.get(joint.child, [])))
     return lines
 
 
 def _quoted(text: str) -> str:
-    """A Graphviz ID: JSON string quoting escapes what DOT's quoted IDs need (" and \\)."""
+    """Return a Graphviz ID: JSON string quoting escapes what DOT's quoted IDs need (" and \\)."""
     return json.dumps(text, ensure_ascii=False)
 
 
 def dot_lines(model: Model) -> list[str]:
-    """The tree as a Graphviz digraph: links are boxes, joints labelled edges (with mimic
-    and limits), mimic followers dashed. ``dot -Tpdf`` draws it."""
+    """
+    Return the tree as a Graphviz digraph: links are boxes, joints labelled edges (with mimic
+    and limits), mimic followers dashed. ``dot -Tpdf`` draws it.
+    """
     lines = [f'digraph {_quoted(model.name)} {{', '  rankdir=TB;',
              '  node [shape=box, fontname="Helvetica"];',
              '  edge [fontname="Helvetica", fontsize=10];']

@@ -1,4 +1,19 @@
-"""``status [NODE]``: what a running urdf_state node has loaded and how it is doing.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``status [NODE]``: what a running urdf_state node has loaded and how it is doing.
 
 The node already says it all -- its parameters, and one DiagnosticStatus a
 second on ``/diagnostics`` (robot, parser, counts, /tf rate, rejections) --
@@ -42,7 +57,7 @@ def printable(text: Any, limit: int = _MAX_TEXT) -> str:
 
 
 def node_of(status_name: str) -> str | None:
-    """The node's fully qualified name from its status name, or None if not ours."""
+    """Return the node's fully qualified name from its status name, or None if not ours."""
     if not status_name.endswith(TASK_SUFFIX):
         return None
     return '/' + status_name[:-len(TASK_SUFFIX)].lstrip('/')
@@ -55,7 +70,8 @@ def normalize_node(name: str) -> str:
 
 def format_report(node: str, status: Any, parameters: dict[str, Any] | None,
                   out: TextIO) -> None:
-    """Print one node's report from its DiagnosticStatus and parameter values.
+    """
+    Print one node's report from its DiagnosticStatus and parameter values.
 
     ``parameters`` is None when the parameter service did not answer (the
     diagnostics alone are still worth showing).
@@ -123,7 +139,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _collect_statuses(node, executor, wanted: str | None, timeout: float) -> dict[str, Any]:
-    """The latest status of each urdf_state node heard (just ``wanted`` if given).
+    """
+    Return the latest status of each urdf_state node heard (just ``wanted`` if given).
 
     Waits until ``wanted`` reports, or -- for "every node" -- one diagnostics
     period (1 s) past the first report, so that several nodes are all heard.

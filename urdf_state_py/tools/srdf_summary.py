@@ -1,4 +1,19 @@
-"""The SRDF side of the CLI's ``check``, ``tree`` and ``fk`` (``--srdf``, ``--group-state``).
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The SRDF side of the CLI's ``check``, ``tree`` and ``fk`` (``--srdf``, ``--group-state``).
 
 What a MoveIt user checks in an SRDF before starting ``move_group``: the root
 (virtual) joint and model frame, each group's joints and variables, its named
@@ -14,7 +29,7 @@ import argparse
 from collections.abc import Sequence
 
 from urdf_state_py.core.model import Model
-from urdf_state_py.core.robot_model import RobotModel, robot_model_with_srdf_file
+from urdf_state_py.core.robot_model import robot_model_with_srdf_file, RobotModel
 
 from .cli_values import UsageError
 
@@ -41,7 +56,7 @@ def robot_model(args: argparse.Namespace, model: Model) -> RobotModel | None:
 
 
 def summary_lines(robot: RobotModel) -> list[str]:
-    """The semantic model as MoveIt builds it, one fact per line."""
+    """Return the semantic model as MoveIt builds it, one fact per line."""
     root = robot.get_joint_model(robot.root_joint_name)
     lines = [f'srdf: root joint {robot.root_joint_name} ({root.type_name.lower()}), '
              f'model frame {robot.model_frame}, {robot.variable_count} variables']
@@ -67,6 +82,6 @@ def summary_lines(robot: RobotModel) -> list[str]:
 
 
 def start_values(robot: RobotModel | None, states: Sequence[str]) -> dict[str, float]:
-    """fk's starting values: MoveIt's defaults then ``states`` (none without an SRDF)."""
+    """Fk's starting values: MoveIt's defaults then ``states`` (none without an SRDF)."""
     from urdf_state_py.core.robot_model import group_state_positions  # noqa: PLC0415
     return {} if robot is None else group_state_positions(robot, states)

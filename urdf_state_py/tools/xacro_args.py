@@ -1,4 +1,19 @@
-"""Loading a ``--model`` file with the ``--xacro-arg name:=value`` flags of the demo tools.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Loading a ``--model`` file with the ``--xacro-arg name:=value`` flags of the demo tools.
 
 The demo, the joint sweeper and the TF viewer all take a model file plus
 repeatable xacro arguments; this is the one place that turns those into a
@@ -8,8 +23,8 @@ relative xacro includes against the file's folder).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
+import os
 
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers import load_model_file
@@ -18,7 +33,8 @@ __all__ = ['load_model_file_with_args']
 
 
 def load_model_file_with_args(path: str | os.PathLike, xacro_args: Sequence[str] = ()) -> Model:
-    """The model in ``path``, expanded with ``xacro_args`` when there are any.
+    """
+    Return the model in ``path``, expanded with ``xacro_args`` when there are any.
 
     With arguments the xacro parser is chosen explicitly: auto-detection picks
     the plain URDF parser for a file without xacro markup, which has no

@@ -1,4 +1,19 @@
-"""The :class:`Kinematics` façade: one object per model, the public API over the three parts.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The :class:`Kinematics` façade: one object per model, the public API over the three parts.
 
 Read this first: ``Kinematics(model)`` precomputes everything once (after
 pinocchio's model/data split) and then answers, for full variable vectors
@@ -21,16 +36,17 @@ from types import MappingProxyType
 
 import numpy as np
 
-from ..model import Joint, Model
 from .joint_transforms import JointFrames, JointTransforms, Selection
 from .link_poses import LinkPoseComposer
 from .state import StateResolver
+from ..model import Joint, Model
 
 __all__ = ['Kinematics']
 
 
 class Kinematics:
-    """Precomputed forward kinematics of one :class:`Model` (immutable, thread-safe).
+    """
+    Precomputed forward kinematics of one :class:`Model` (immutable, thread-safe).
 
     ``q`` arguments are full variable vectors ordered as :attr:`variable_names`
     (build them with :meth:`positions`), optionally with a leading batch axis.
@@ -58,11 +74,12 @@ class Kinematics:
     # ------------------------------------------------------------------ vectors
 
     def default_positions(self) -> np.ndarray:
-        """The default variable vector (0, or the mid-point of the bounds when 0 is outside)."""
+        """Return the default variable vector (0, or the bounds' mid-point when 0 is outside)."""
         return self._defaults.copy()
 
     def positions(self, values: Mapping[str, float], base: np.ndarray | None = None) -> np.ndarray:
-        """A full variable vector: ``base`` (default: the defaults) overwritten by ``values``.
+        """
+        Return a full variable vector: ``base`` (default: the defaults) overwritten by ``values``.
 
         Raises KeyError naming every unknown variable.
         """
@@ -89,7 +106,8 @@ class Kinematics:
 
     def resolve(self, q: np.ndarray, ignore_limits: bool = False
                 ) -> tuple[np.ndarray, tuple[str, ...]]:
-        """Effective configuration: mimic rules applied and bounded joints clamped.
+        """
+        Effective configuration: mimic rules applied and bounded joints clamped.
 
         Returns a new array (``q`` is not modified) and the names of the joints
         whose value was clamped (for a batch: clamped in any configuration),
@@ -101,7 +119,8 @@ class Kinematics:
     # ----------------------------------------------------- parent-relative (TF)
 
     def joint_index(self, names: Sequence[str]) -> np.ndarray:
-        """Indices (into :attr:`movable_joint_names`) of the named movable joints, in order.
+        """
+        Indicate (into :attr:`movable_joint_names`) of the named movable joints, in order.
 
         Pass the result to :meth:`moving_transforms` as ``joints``: an index
         array skips the name look-up and hits a cache of everything else the
@@ -111,14 +130,18 @@ class Kinematics:
         return self._frames.joint_index(names)
 
     def selection(self, joints) -> Selection:
-        """The precomputed constants :meth:`moving_transforms` uses for ``joints`` (cached;
-        read-only). For callers fusing that computation into their own (the node's fast path).
+        """
+        Return the precomputed constants :meth:`moving_transforms` uses for ``joints``.
+
+        Cached and read-only. For callers fusing that computation into their own (the node's
+        fast path).
         """
         return self._frames.selection(joints)
 
     def moving_transforms(self, q_effective: np.ndarray,
                           joints: Sequence[str] | np.ndarray | None = None) -> JointTransforms:
-        """Parent-relative transforms of the movable joints for a RESOLVED configuration.
+        """
+        Parent-relative transforms of the movable joints for a RESOLVED configuration.
 
         ``joints``: None for all movable joints (topological order), a sequence of
         names, or an index array from :meth:`joint_index` (fastest). Mimic rules
@@ -131,13 +154,14 @@ class Kinematics:
         return self._frames.transforms(self._as_q(q_effective), joints)
 
     def fixed_transforms(self) -> JointTransforms:
-        """Transforms of every fixed joint (topological order); constant, computed once."""
+        """Transform of every fixed joint (topological order); constant, computed once."""
         return self._frames.fixed
 
     # ------------------------------------------------------------ root-relative
 
     def link_poses_resolved(self, q_effective: np.ndarray) -> np.ndarray:
-        """Root-relative 4x4 pose of every link for an ALREADY-RESOLVED configuration.
+        """
+        Root-relative 4x4 pose of every link for an ALREADY-RESOLVED configuration.
 
         Shape ``(n_links, 4, 4)`` ordered as ``model.link_names``, or
         ``(N, n_links, 4, 4)`` for a batch ``(N, n_vars)``.
@@ -145,7 +169,8 @@ class Kinematics:
         return self._composer.poses(self._as_q(q_effective))
 
     def link_poses(self, q: np.ndarray, ignore_limits: bool = False) -> np.ndarray:
-        """Root-relative 4x4 pose of every link (mimic rules and limits applied).
+        """
+        Root-relative 4x4 pose of every link (mimic rules and limits applied).
 
         ``q`` is a full variable vector ``(n_vars,)`` -> ``(n_links, 4, 4)``, or a
         batch ``(N, n_vars)`` -> ``(N, n_links, 4, 4)``; links ordered as

@@ -1,4 +1,19 @@
-"""Per-joint local transforms: each child link's pose in its parent link, what TF needs.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Per-joint local transforms: each child link's pose in its parent link, what TF needs.
 
 Read this first: :class:`JointFrames` answers "where is each joint's child in
 its parent" for a resolved configuration, as translations and quaternions
@@ -37,7 +52,8 @@ _SELECTION_CACHE_SIZE = 256   # bounded: callers normally reuse a few subsets
 
 @dataclass(frozen=True, slots=True)
 class JointTransforms:
-    """Parent-relative transforms of a set of joints, ready for TF messages.
+    """
+    Parent-relative transforms of a set of joints, ready for TF messages.
 
     Row ``i`` is the pose of ``children[i]`` in ``parents[i]``. With a batch of
     configurations the arrays get a leading axis: ``(N, n, 3)`` / ``(N, n, 4)``.
@@ -55,7 +71,8 @@ class JointTransforms:
 
 @dataclass(frozen=True, slots=True)
 class Selection:
-    """Everything ``moving_transforms`` needs for one ordered subset of movable joints.
+    """
+    Everything ``moving_transforms`` needs for one ordered subset of movable joints.
 
     Read-only; the node's fast path reads ``half_gain`` and ``rotation_basis``
     to fuse the rotation formula into its own buffers.
@@ -74,8 +91,12 @@ class Selection:
 
 
 class JointFrames:
-    """Parent-relative transforms of one model's joints (thread-safe: the selection cache is
-    a dict changed only by whole entries; a lost race just computes a selection twice)."""
+    """
+    Parent-relative transforms of one model's joints.
+
+    Thread-safe: the selection cache is a dict changed only by whole entries; a lost race
+    just computes a selection twice.
+    """
 
     def __init__(self, model: Model, movable: Sequence[Joint],
                  variable_index: Mapping[str, int]) -> None:
@@ -100,7 +121,8 @@ class JointFrames:
         self.fixed = _fixed_transforms(model)
 
     def joint_index(self, names: Sequence[str]) -> np.ndarray:
-        """Indices (into the movable joints) of the named movable joints, in order.
+        """
+        Indicate (into the movable joints) of the named movable joints, in order.
 
         KeyError names unknown and fixed joints.
         """
@@ -121,7 +143,7 @@ class JointFrames:
         return np.array([index[n] for n in names], dtype=np.intp)
 
     def selection(self, joints) -> Selection:
-        """The cached :class:`Selection` of ``joints``: None (all), names or an index array."""
+        """Return the cached :class:`Selection` of ``joints``: None (all), names or indices."""
         if joints is None:
             return self.all_movable
         if isinstance(joints, np.ndarray) and joints.dtype.kind in 'iu':
@@ -140,7 +162,8 @@ class JointFrames:
         return sel
 
     def _make_selection(self, idx: np.ndarray) -> Selection:
-        """Precompute the constants of :meth:`transforms` for the joints ``idx``.
+        """
+        Precompute the constants of :meth:`transforms` for the joints ``idx``.
 
         For a revolute-like joint the child's orientation is
         ``q0 ⊗ (axis sin(q/2), cos(q/2)) = cos(q/2) q0 + sin(q/2) (q0 ⊗ (axis, 0))``,
@@ -185,8 +208,10 @@ class JointFrames:
         )
 
     def transforms(self, q: np.ndarray, joints) -> JointTransforms:
-        """Transforms of ``joints`` (see :meth:`selection`) for a RESOLVED ``q`` (n_vars,)
-        or (N, n_vars).
+        """
+        Transform of ``joints`` (see :meth:`selection`) for a RESOLVED ``q``.
+
+        ``q`` is (n_vars,) or (N, n_vars).
 
         When no joint of the subset translates, ``translations`` is the
         precomputed, read-only array of joint origins (broadcast over a batch).
@@ -229,7 +254,7 @@ def _translating_rows(q: np.ndarray, sel: Selection, translations: np.ndarray,
 
 
 def _fixed_transforms(model: Model) -> JointTransforms:
-    """Transforms of every fixed joint (topological order): constants, read-only."""
+    """Transform of every fixed joint (topological order): constants, read-only."""
     fixed = [j for j in model.joints if not j.is_movable]
     n = len(fixed)
     trans = np.array([j.origin.xyz for j in fixed], dtype=float).reshape(n, 3)

@@ -1,4 +1,19 @@
-"""Root-relative composition: the pose of every link in the root frame, for FK and batches.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Root-relative composition: the pose of every link in the root frame, for FK and batches.
 
 Read this first: :class:`LinkPoseComposer` lays every link out once in a work
 array, folds fixed joints into constant offsets, and turns a configuration
@@ -44,8 +59,10 @@ class LinkPoseComposer:
 
     def __init__(self, model: Model, movable: Sequence[Joint],
                  variable_index: Mapping[str, int]) -> None:
-        """Lay out the slots, per-slot bases and composition schedules (``movable``: the
-        model's movable joints in topological order).
+        """
+        Lay out the slots, per-slot bases and composition schedules.
+
+        ``movable``: the model's movable joints in topological order.
 
         Every link gets a *slot* in a ``(slots, batch, 4, 4)`` work array, in
         this order (each group contiguous)::
@@ -188,7 +205,8 @@ class LinkPoseComposer:
         self._output = np.array([slot[name] for name in model.link_names], dtype=np.intp)
 
     def poses(self, q: np.ndarray) -> np.ndarray:
-        """Root-relative 4x4 pose of every link for an ALREADY-RESOLVED configuration.
+        """
+        Root-relative 4x4 pose of every link for an ALREADY-RESOLVED configuration.
 
         Shape ``(n_links, 4, 4)`` ordered as ``model.link_names``, or
         ``(N, n_links, 4, 4)`` for a batch ``(N, n_vars)``.
@@ -271,4 +289,3 @@ class LinkPoseComposer:
             quat = normalize_quaternion(np.stack([q[:, var + k].T for k in range(3, 7)],
                                                  axis=-1))
             buf[slots] = f @ transform(trans, quaternion_to_matrix(quat)) @ c
-

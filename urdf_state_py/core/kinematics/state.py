@@ -1,4 +1,19 @@
-"""State resolution: a raw variable vector -> the effective one (mimic rules, limits).
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+State resolution: a raw variable vector -> the effective one (mimic rules, limits).
 
 Read this first: :class:`StateResolver` turns the values a JointState gives
 into the values the kinematics uses, in place, with index arrays precomputed
@@ -18,8 +33,8 @@ per model -- no Python loop over joints per call.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
+import math
 
 import numpy as np
 
@@ -89,7 +104,7 @@ class StateResolver:
         )
         # Levels 1..: value = multiplier * master + offset, then the joint's own bounds.
         self._mimic_levels = []
-        top = max([v for v in level.values()] + [0])
+        top = max(list(level.values()) + [0])
         for k in range(1, top + 1):
             group = [j for j in movable if level[j.name] == k]
             lows, highs = zip(*(bounds(j) for j in group))
@@ -115,7 +130,8 @@ class StateResolver:
             )
 
     def apply(self, q: np.ndarray, ignore_limits: bool) -> tuple[str, ...]:
-        """Apply limits and mimic rules to ``q`` (n_vars,) or (N, n_vars) in place.
+        """
+        Apply limits and mimic rules to ``q`` (n_vars,) or (N, n_vars) in place.
 
         Returns the names of the clamped joints (for a batch: clamped in any
         configuration) in topological order. The common case -- nothing out of

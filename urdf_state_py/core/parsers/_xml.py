@@ -1,4 +1,19 @@
-"""Shared XML plumbing for the built-in parsers: decoding, prolog repair, safe reading.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Shared XML plumbing for the built-in parsers: decoding, prolog repair, safe reading.
 
 Everything here is strict except two repairs that urdfdom (TinyXML) silently
 accepts and real files need:
@@ -16,12 +31,12 @@ and it is re-encoded as UTF-8 for expat.
 from __future__ import annotations
 
 import codecs
-import re
 from io import BytesIO
+import re
+from xml.etree import ElementTree
 import xml.sax
 import xml.sax.handler
 import xml.sax.xmlreader
-from xml.etree import ElementTree
 
 import defusedxml
 
@@ -76,12 +91,12 @@ def _decode(data: bytes, encoding: str, source: str) -> str:
         return data.decode(codec.name)
     except UnicodeDecodeError as exc:
         raise DescriptionError(
-            f"the description is not valid {encoding} (from the {source}): {exc.reason} "
+            f'the description is not valid {encoding} (from the {source}): {exc.reason} '
             f'at byte {exc.start}') from None
 
 
 def normalize(data: str | bytes) -> str:
-    """Decoded text with the XML declaration removed and trailing NULs cut off."""
+    """Decode text with the XML declaration removed and trailing NULs cut off."""
     text = decode(data)
     match = _DECLARATION.match(text)
     if match:
@@ -97,7 +112,8 @@ def normalize(data: str | bytes) -> str:
 
 
 def root_start_tag(text: str) -> tuple[str, int, int] | None:
-    """(name, start, end) of the root element's start tag, ``end`` just past its ``>``.
+    """
+    (name, start, end) of the root element's start tag, ``end`` just past its ``>``.
 
     Skips the prolog (declaration, processing instructions, comments, DOCTYPE).
     None when the text does not start like an XML document.
@@ -173,7 +189,8 @@ class _TreeHandler(xml.sax.handler.ContentHandler):
 
 
 def read_tree(data: str | bytes) -> ElementTree.Element:
-    """The root element of ``data``, read safely.
+    """
+    Return the root element of ``data``, read safely.
 
     * defusedxml's expat reader: no entity declarations at all (which stops
       entity-expansion bombs at the first declaration), no external entities
@@ -181,7 +198,8 @@ def read_tree(data: str | bytes) -> ElementTree.Element:
     * no namespace processing, like TinyXML: ``<xacro:foo>`` is an element
       named ``xacro:foo`` even where the prefix is not declared.
     """
-    import defusedxml.sax   # here: its xml.sax.saxutils imports urllib.request (~50 ms),
+    import defusedxml.sax  # here: its xml.sax.saxutils imports urllib.request (~50 ms),
+
     # and a node parses in its parser process, not where its start-up waits
     text = normalize(data)
     handler = _TreeHandler()

@@ -1,4 +1,19 @@
-"""The parser plugin interface: what every description format implements.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The parser plugin interface: what every description format implements.
 
 A parser turns the text of a robot description into a validated
 :class:`~urdf_state_py.core.model.Model`. Choosing a parser follows ROS 2's
@@ -28,7 +43,8 @@ OPTION_TYPES = (bool, int, float, str, list)
 
 @dataclass(frozen=True)
 class ParserOption:
-    """One option of a parser.
+    """
+    One option of a parser.
 
     ``default`` also fixes the option's type: ``str``, ``bool``, ``int``,
     ``float`` or ``list[str]`` (a list default must hold only strings; use
@@ -52,8 +68,8 @@ class ParserOption:
             object.__setattr__(self, 'default', list(self.default))
 
     @property
-    def type(self) -> type:
-        """The Python type of the option (``list`` stands for ``list[str]``)."""
+    def type(self) -> type:  # noqa: A003 (a public property; a method, no builtin hidden)
+        """Return the Python type of the option (``list`` stands for ``list[str]``)."""
         return type(self.default)
 
     def check(self, value: Any, parser: str) -> Any:
@@ -79,7 +95,8 @@ class ParserOption:
 
 
 class Parser(abc.ABC):
-    """A robot description format.
+    """
+    A robot description format.
 
     Subclasses set ``name`` (also the entry point name and the ROS parameter
     prefix of the options) and ``options``, and implement :meth:`might_handle`
@@ -92,21 +109,24 @@ class Parser(abc.ABC):
 
     @abc.abstractmethod
     def might_handle(self, data: str) -> int:
-        """Position in ``data`` where this parser became confident it can parse it.
+        """
+        Position in ``data`` where this parser became confident it can parse it.
 
         Lower is more confident; ``>= len(data)`` means "not mine".
         """
 
     @abc.abstractmethod
     def parse(self, data: str, options: Mapping[str, Any]) -> Model:
-        """Build the model; raise :class:`DescriptionError` for a bad description.
+        """
+        Build the model; raise :class:`DescriptionError` for a bad description.
 
         ``options`` is keyed by option name; missing options take their
         default (see :meth:`resolve_options`).
         """
 
     def parse_published(self, data: str, options: Mapping[str, Any]) -> tuple[Model, str]:
-        """The model plus the text to publish as ``robot_description`` (``data`` itself).
+        """
+        Return the model plus the text to publish as ``robot_description`` (``data`` itself).
 
         A format other tools cannot read overrides this to return what it turns
         ``data`` into (xacro: the expanded URDF), so the work is done once.
@@ -114,7 +134,8 @@ class Parser(abc.ABC):
         return self.parse(data, options), data
 
     def resolve_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Every declared option: given values checked, missing ones defaulted.
+        """
+        Every declared option: given values checked, missing ones defaulted.
 
         Unknown option names are a :class:`DescriptionError` naming them.
         """

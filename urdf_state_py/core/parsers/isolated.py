@@ -1,4 +1,19 @@
-"""Parsing in a separate process with a time, memory and output limit.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Parsing in a separate process with a time, memory and output limit.
 
 A description can be expensive by design (a xacro macro bomb, ``${...}`` that
 loops) and a parser cannot be interrupted from inside the process that runs
@@ -30,26 +45,26 @@ once by a new one.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 import importlib
 import json
 import os
-import signal
 import select
+import signal
 import struct
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from .semantic_parsers import read_semantic, select_semantic, SEMANTIC_REQUEST
+from .srdf import Semantic, semantic_from_data, semantic_to_data
+from .xacro_sandbox import TRUSTED
 from ..errors import DescriptionError, find_cause
 from ..model import Model
 from ..model_codec import model_from_data, model_to_data
-from .semantic_parsers import SEMANTIC_REQUEST, read_semantic, select_semantic
-from .srdf import Semantic, semantic_from_data, semantic_to_data
-from .xacro_sandbox import TRUSTED
 
 __all__ = ['IsolatedParser', 'ParseLimits', 'ParseResult', 'STOPPED']
 
@@ -73,7 +88,8 @@ class ParseLimits:
 
 @dataclass(frozen=True)
 class ParseResult:
-    """What a parse produced: the model, the text to publish, the parser that made it.
+    """
+    What a parse produced: the model, the text to publish, the parser that made it.
 
     A semantic description (``parser`` :data:`~.semantic_parsers.SEMANTIC_REQUEST`:
     SRDF or a semantic plugin's format, not registry parsers: it means nothing
@@ -102,8 +118,12 @@ class _Worker:
         return self.process.poll() is None
 
     def wait_ready(self) -> None:
-        """Return once the worker's imports are done (its empty frame); raises TimeoutError,
-        EOFError or OSError if it does not get there within _START_TIMEOUT_S."""
+        """
+        Return once the worker's imports are done (its empty frame).
+
+        Raises TimeoutError, EOFError or OSError if it does not get there within
+        _START_TIMEOUT_S.
+        """
         if not self._ready:
             _read(self.process.stdout, _HEADER.size, time.monotonic() + _START_TIMEOUT_S)
             self._ready = True
@@ -138,8 +158,12 @@ class IsolatedParser:
         self._stopped = False   # stop(): no parse any more (shutting down)
 
     def prestart(self, successor: bool = False) -> None:
-        """Start the worker now, and with ``successor`` the one that replaces it after the
-        first parse (a trusted one), so that neither parse waits for a process to start."""
+        """
+        Start the worker now, so that no parse waits for a process to start.
+
+        With ``successor``, also the one that replaces it after the first parse (a trusted
+        one).
+        """
         with self._lock:
             if self._worker is None:
                 self._worker = self._spawn_ahead()
@@ -147,8 +171,12 @@ class IsolatedParser:
                 self._successor = self._spawn_ahead()
 
     def wait_ready(self) -> bool:
-        """Wait until the worker that takes the next parse has started; False if it could
-        not (the next parse then says why) or a parse is using it now (nothing to wait for)."""
+        """
+        Wait until the worker that takes the next parse has started.
+
+        False if it could not (the next parse then says why) or a parse is using it now
+        (nothing to wait for).
+        """
         if not self._lock.acquire(blocking=False):
             return False
         try:
@@ -161,7 +189,8 @@ class IsolatedParser:
 
     def parse(self, data: str, parser: str, options: Mapping[str, Any], policy: str,
               cancelled: Callable[[], bool] | None = None) -> ParseResult:
-        """Parse ``data`` (``parser``: a name or 'auto') under the xacro ``policy``.
+        """
+        Parse ``data`` (``parser``: a name or 'auto') under the xacro ``policy``.
 
         Raises DescriptionError with the reason, including a limit reached.
         ``cancelled``: asked once the worker is ready; True ends the parse there (a
@@ -217,7 +246,8 @@ class IsolatedParser:
         return worker is not None and worker.alive()
 
     def close(self) -> None:
-        """Stop the workers now, also in the middle of a parse (which then fails).
+        """
+        Stop the workers now, also in the middle of a parse (which then fails).
 
         A new worker starts with the next parse. No lock is taken, so shutting
         down never waits for a parse to end.
@@ -228,7 +258,8 @@ class IsolatedParser:
                 worker.kill()
 
     def stop(self) -> None:
-        """Stop the parse in progress and refuse every later one: the owner is shutting down.
+        """
+        Stop the parse in progress and refuse every later one: the owner is shutting down.
 
         Safe in a signal handler (no lock, no wait), which may run at any point
         of a parse in the same thread, even before its worker exists: the
@@ -270,7 +301,7 @@ class IsolatedParser:
             raise
 
     def _ready_worker(self) -> _Worker:
-        """The worker for this parse (started now if there is none), once it is ready."""
+        """Return the worker for this parse (started now if there is none), once it is ready."""
         if self._stopped:
             raise DescriptionError(STOPPED, kind='internal')
         if self._worker is not None and not self._worker.alive():
@@ -300,8 +331,11 @@ class IsolatedParser:
         return worker
 
     def _spawn_ahead(self) -> _Worker | None:
-        """A worker started ahead of need, or None if none can start now (the parse that
-        needs one starts it and reports why it cannot)."""
+        """
+        Return a worker started ahead of need, or None if none can start now.
+
+        The parse that needs one then starts it and reports why it cannot.
+        """
         if self._closing or self._stopped:
             return None
         try:
@@ -315,8 +349,12 @@ class IsolatedParser:
         return worker.stop() if worker is not None else None
 
     def _replace_worker(self) -> int | None:
-        """Stop the worker (its exit code); the successor, or a worker started now, takes
-        its place unless the parser is closing."""
+        """
+        Stop the worker and return its exit code.
+
+        The successor, or a worker started now, takes its place unless the parser is
+        closing.
+        """
         code = self._drop_worker()
         successor, self._successor = self._successor, None
         if successor is not None and (self._closing or self._stopped or not successor.alive()):
@@ -328,7 +366,8 @@ class IsolatedParser:
 
 
 def _ended(code: int | None, limits: ParseLimits) -> tuple[str, str]:
-    """(reason, kind) for a worker that died in a parse.
+    """
+    (reason, kind) for a worker that died in a parse.
 
     Its own memory limit (RLIMIT_AS) makes an allocation fail, which ends the
     parse with an error or, in native code, may end the process; it never sends
@@ -345,7 +384,8 @@ def _ended(code: int | None, limits: ParseLimits) -> tuple[str, str]:
 
 
 def _frame(meta: dict, text: str) -> bytes:
-    """One message: a JSON line (no raw newline: JSON escapes them) then ``text`` as is.
+    """
+    One message: a JSON line (no raw newline: JSON escapes them) then ``text`` as is.
 
     A description travels as raw UTF-8, not as a JSON string: no escaping of
     its quotes and no second copy in the JSON parser.
@@ -428,7 +468,7 @@ def _handle(registry: Any, request: dict, policy: Any, limit_expansion: Any,
                                                         request['options'])
         size = len(published.encode('utf-8'))
         if size > request['max_bytes']:
-            raise DescriptionError(f"expanded description is {size} bytes, over the limit of "
+            raise DescriptionError(f'expanded description is {size} bytes, over the limit of '
                                    f"{request['max_bytes']} (description.max_bytes)", name,
                                    kind='size limit')
         same = published == request['data']   # plain URDF: not sent back

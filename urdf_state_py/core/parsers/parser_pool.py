@@ -1,4 +1,19 @@
-"""Parser processes shared by every robot of one process.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Parser processes shared by every robot of one process.
 
 A parser process (:class:`~.isolated.IsolatedParser`) costs ~27 MB while it
 lives, and it is kept alive between parses so a description set at run time
@@ -23,12 +38,12 @@ limit is set when it starts).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
+import threading
 from typing import Any
 
+from .isolated import IsolatedParser, ParseLimits, ParseResult, STOPPED
 from ..errors import DescriptionError
-from .isolated import STOPPED, IsolatedParser, ParseLimits, ParseResult
 
 __all__ = ['ParserClient', 'ParserPool']
 
@@ -47,7 +62,7 @@ class ParserPool:
         self._stopped = False
 
     def client(self, parser_classes: Sequence[type], limits: ParseLimits) -> ParserClient:
-        """What one robot parses with: ``parser_classes`` (its registry's) within ``limits``."""
+        """Return what one robot parses with: ``parser_classes`` within ``limits``."""
         return ParserClient(self, parser_classes, limits)
 
     @property
@@ -91,8 +106,11 @@ class ParserPool:
                 old.close()
 
     def _prestart(self, client: ParserClient, successor: bool) -> None:
-        """An idle worker for ``client``'s classes and limits, its process started now (and
-        ``successor``: the one replacing it after a trusted parse, see IsolatedParser)."""
+        """
+        Return an idle worker for ``client``'s classes and limits, its process started now.
+
+        ``successor``: the one replacing it after a trusted parse (see IsolatedParser).
+        """
         key = (tuple(client.classes), client.limits)
         with self._cond:
             if self._stopped or client.stopped:
@@ -104,8 +122,12 @@ class ParserPool:
             worker.prestart(successor)             # idle: its lock is free, Popen only
 
     def _wait_ready(self, client: ParserClient) -> None:
-        """Until the worker the next parse of ``client`` takes has started (if one is idle;
-        not for a stopped client: its robot is shutting down and parses no more)."""
+        """
+        Wait until the worker the next parse of ``client`` takes has started.
+
+        Only if one is idle; not for a stopped client: its robot is shutting down and
+        parses no more.
+        """
         with self._cond:
             if self._stopped or client.stopped:
                 return
@@ -114,7 +136,7 @@ class ParserPool:
             worker.wait_ready()
 
     def _idle_worker(self, key: tuple) -> IsolatedParser | None:
-        """The idle worker a parse of ``key`` takes: the most recently used (under the lock)."""
+        """Return the idle worker a parse of ``key`` takes: the most recently used (locked)."""
         return next((w for k, w in reversed(self._idle) if k == key), None)
 
     def _end(self, client: ParserClient) -> None:
@@ -124,8 +146,11 @@ class ParserPool:
             worker.close()
 
     def stop(self) -> None:
-        """End every parse in progress and refuse later ones: the process is shutting down
-        (signal-handler safe)."""
+        """
+        End every parse in progress and refuse later ones: the process is shutting down.
+
+        Signal-handler safe.
+        """
         self._stopped = True
         for worker in list(dict(self._busy).values()):
             worker.stop()
@@ -153,8 +178,11 @@ class ParserClient:
         return self._pool._parse(self, data, parser, options, policy)
 
     def prestart(self, successor: bool = False) -> None:
-        """Start a worker process for this robot's next parse now (and ``successor``: the
-        one that replaces it after a trusted parse), so that parse waits for no process."""
+        """
+        Start a worker process for this robot's next parse now, so it waits for none.
+
+        With ``successor``, also the one that replaces it after a trusted parse.
+        """
         self._pool._prestart(self, successor)
 
     def wait_ready(self) -> None:

@@ -1,4 +1,19 @@
-"""Finding parsers (built in and plugins), choosing one, and running it.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Finding parsers (built in and plugins), choosing one, and running it.
 
 Plugins are Python entry points in the group ``urdf_state_py.parsers``: the
 entry point name is the parser name, the value a :class:`Parser` subclass, e.g.
@@ -19,21 +34,21 @@ first** (plain string order), which does not depend on installation or
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 import functools
 import importlib.metadata
 import inspect
 import logging
 import os
 import threading
-from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..errors import DescriptionError
-from ..model import Model
 from ._xml import decode
 from .base import Parser
 from .urdf_xml import UrdfXmlParser
 from .xacro_parser import XacroParser
+from ..errors import DescriptionError
+from ..model import Model
 
 ENTRY_POINT_GROUP = 'urdf_state_py.parsers'
 FALLBACK_PARSER = 'urdf'
@@ -51,7 +66,8 @@ class ParserRegistry:
 
     @classmethod
     def from_entry_points(cls, group: str = ENTRY_POINT_GROUP) -> ParserRegistry:
-        """The built-in parsers plus every loadable plugin of ``group``.
+        """
+        Return the built-in parsers plus every loadable plugin of ``group``.
 
         A plugin that cannot be loaded (import error, not a Parser subclass,
         constructor failure, name clash) is skipped with a warning naming it.
@@ -106,7 +122,7 @@ class ParserRegistry:
             raise TypeError(f'{parser!r} is not a Parser')
         name = parser.name
         if not isinstance(name, str) or not name or name == 'auto' or '.' in name:
-            raise ValueError(f"{type(parser).__qualname__}: invalid parser name {name!r} "
+            raise ValueError(f'{type(parser).__qualname__}: invalid parser name {name!r} '
                              "(non-empty, no '.', not 'auto')")
         option_names = [option.name for option in parser.options]
         if len(set(option_names)) != len(option_names):
@@ -118,11 +134,11 @@ class ParserRegistry:
         return parser
 
     def names(self) -> tuple[str, ...]:
-        """Registered parser names, sorted."""
+        """Register parser names, sorted."""
         return tuple(sorted(self._parsers))
 
     def get(self, name: str) -> Parser:
-        """The parser called ``name``; DescriptionError listing the available ones."""
+        """Return the parser called ``name``; DescriptionError listing the available ones."""
         try:
             return self._parsers[name]
         except KeyError:
@@ -163,7 +179,8 @@ class ParserRegistry:
 
     def parse(self, data: str | bytes, parser: str = 'auto',
               options: Mapping[str, Any] | None = None) -> Model:
-        """The model of ``data`` built by ``parser`` (``'auto'``: see :meth:`select`).
+        """
+        Return the model of ``data`` built by ``parser`` (``'auto'``: see :meth:`select`).
 
         Every failure is a :class:`DescriptionError` whose ``parser`` names the
         parser that failed and whose message says why.
@@ -172,8 +189,11 @@ class ParserRegistry:
 
     def parse_published(self, data: str | bytes, parser: str = 'auto',
                         options: Mapping[str, Any] | None = None) -> tuple[Model, str]:
-        """:meth:`parse`, plus the text to publish as ``robot_description``
-        (see :meth:`Parser.parse_published`; xacro: the expanded URDF)."""
+        """
+        Return :meth:`parse`'s result plus the text to publish as ``robot_description``.
+
+        See :meth:`Parser.parse_published` (xacro: the expanded URDF).
+        """
         text = decode(data)
         name = self.select(text) if parser == 'auto' else parser
         chosen = self.get(name)
@@ -199,8 +219,11 @@ class ParserRegistry:
 
 
 def call_parser(name: str, call: Callable[[], Any]) -> Any:
-    """``call()``, a parser's work, with every failure a DescriptionError naming parser
-    ``name`` (a plugin may raise anything)."""
+    """
+    Run ``call()``, a parser's work, with every failure a DescriptionError.
+
+    The error names parser ``name`` (a plugin may raise anything).
+    """
     try:
         return call()
     except DescriptionError as exc:
@@ -212,7 +235,7 @@ def call_parser(name: str, call: Callable[[], Any]) -> Any:
 
 
 def read_file(path: str | os.PathLike) -> bytes:
-    """The bytes of a description file; DescriptionError naming it when it cannot be read."""
+    """Return the bytes of a description file; DescriptionError naming it if unreadable."""
     try:
         with open(path, 'rb') as stream:
             return stream.read()
@@ -222,7 +245,7 @@ def read_file(path: str | os.PathLike) -> bytes:
 
 @functools.lru_cache(maxsize=None)
 def default_registry() -> ParserRegistry:
-    """The process-wide registry: built-ins plus installed plugins (built once)."""
+    """Return the process-wide registry: built-ins plus installed plugins (built once)."""
     return ParserRegistry.from_entry_points()
 
 

@@ -1,4 +1,19 @@
-"""Semantic description formats: SRDF built in, others as plugins, chosen as parsers are.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Semantic description formats: SRDF built in, others as plugins, chosen as parsers are.
 
 The semantic half of a robot (groups, named states, end effectors, passive
 joints) has formats too. They follow the description parsers' contract
@@ -24,11 +39,11 @@ import importlib.metadata
 import logging
 from typing import Any
 
-from ..errors import DescriptionError
-from ..model import Model
 from ._xml import decode
 from .registry import call_parser
-from .srdf import Semantic, SrdfParser, check_semantic
+from .srdf import check_semantic, Semantic, SrdfParser
+from ..errors import DescriptionError
+from ..model import Model
 
 SEMANTIC_ENTRY_POINT_GROUP = 'urdf_state_py.semantic_parsers'
 FALLBACK_SEMANTIC_PARSER = SrdfParser.name
@@ -41,8 +56,12 @@ _logger = logging.getLogger(__name__)
 
 @functools.lru_cache(maxsize=None)
 def semantic_parsers() -> dict[str, Any]:
-    """The built-in SRDF parser plus every loadable plugin (a broken one is skipped with a
-    warning naming it; a plugin cannot replace the built-in)."""
+    """
+    Return the built-in SRDF parser plus every loadable plugin.
+
+    A broken plugin is skipped with a warning naming it; a plugin cannot replace the
+    built-in.
+    """
     parsers: dict[str, Any] = {SrdfParser.name: SrdfParser()}
     try:
         entry_points = list(importlib.metadata.entry_points(group=SEMANTIC_ENTRY_POINT_GROUP))
@@ -80,8 +99,11 @@ def select_semantic(text: str) -> str:
 
 
 def read_semantic(data: str | bytes, parser: str = 'auto') -> Semantic:
-    """``data`` read by ``parser`` ('auto': :func:`select_semantic`), not yet checked against
-    a robot; DescriptionError naming the parser and the problem."""
+    """
+    Read ``data`` with ``parser`` ('auto': :func:`select_semantic`).
+
+    Not yet checked against a robot; DescriptionError naming the parser and the problem.
+    """
     text = decode(data)
     name = select_semantic(text) if parser == 'auto' else parser
     parsers = semantic_parsers()
@@ -96,5 +118,5 @@ def read_semantic(data: str | bytes, parser: str = 'auto') -> Semantic:
 
 
 def load_semantic(data: str | bytes, model: Model, parser: str = 'auto') -> Semantic:
-    """A semantic description (SRDF or a plugin's format) read and checked against ``model``."""
+    """Read a semantic description (SRDF or a plugin's format), check it against ``model``."""
     return check_semantic(read_semantic(data, parser), model)

@@ -1,4 +1,19 @@
-"""SRDF (MoveIt's Semantic Robot Description Format): the reader, checked against the URDF.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+SRDF (MoveIt's Semantic Robot Description Format): the reader, checked against the URDF.
 
 An SRDF names parts of a robot that the URDF already describes: planning
 groups, named group states (``home``, ``ready``), end effectors, the virtual
@@ -27,13 +42,13 @@ because an SRDF means nothing without it.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, replace
+import math
 
-from ..errors import DescriptionError
-from ..model import Model
 from ._xml import decode, read_tree, root_start_tag
 from .urdf_xml import _number
+from ..errors import DescriptionError
+from ..model import Model
 
 #: An SRDF above this size is refused before it is parsed (real ones are < 100 kB).
 MAX_SRDF_BYTES = 16 << 20
@@ -51,7 +66,7 @@ class VirtualJoint:
     """``<virtual_joint>``: how the URDF's root link is attached to ``parent_frame``."""
 
     name: str
-    type: str
+    type: str  # noqa: A003 (the SRDF attribute's name)
     parent_frame: str
     child_link: str
 
@@ -116,12 +131,15 @@ class SrdfParser:
         return min(found, default=len(data))
 
     def parse(self, data: str | bytes, model: Model) -> Semantic:
-        """The SRDF ``data`` read against ``model``; DescriptionError naming what is wrong."""
+        """Read the SRDF ``data`` against ``model``; DescriptionError naming what is wrong."""
         return check_semantic(self.read(data), model)
 
     def read(self, data: str | bytes) -> Semantic:
-        """The SRDF ``data`` on its own: well-formed, its groups consistent, names not checked
-        against a robot (that is :func:`check_semantic`'s job)."""
+        """
+        Return the SRDF ``data`` on its own: well-formed, its groups consistent.
+
+        Names are not checked against a robot (that is :func:`check_semantic`'s job).
+        """
         if len(data) > MAX_SRDF_BYTES:
             raise DescriptionError(f'the SRDF is {len(data)} bytes, more than the limit of '
                                    f'{MAX_SRDF_BYTES}', kind='size limit')
@@ -132,6 +150,7 @@ class SrdfParser:
 
 
 class _Reader:
+
     def __init__(self) -> None:
         self.warnings: list[str] = []
 
@@ -185,7 +204,8 @@ class _Reader:
             links=tuple(_attr(e, 'name', f'{where} <link>')
                         for e in element.findall('link')),
             chains=tuple(chains),
-            subgroups=tuple(_attr(e, 'name', f'{where} <group>') for e in element.findall('group')))
+            subgroups=tuple(_attr(e, 'name', f'{where} <group>')
+                            for e in element.findall('group')))
 
     def _group_state(self, element, groups: set[str]) -> GroupState:
         name = _attr(element, 'name', '<group_state>')
@@ -243,8 +263,12 @@ class _Names:
 
 
 def check_semantic(semantic: Semantic, model: Model) -> Semantic:
-    """``semantic`` if every joint and link it names is in ``model`` (plus a warning when it
-    names another robot); DescriptionError naming the first unknown one otherwise."""
+    """
+    Return ``semantic`` if every joint and link it names is in ``model``.
+
+    Warns when it names another robot; raises DescriptionError naming the first unknown
+    one otherwise.
+    """
     names = _Names(model, semantic)
     for virtual in semantic.virtual_joints:
         names.link(virtual.child_link, f"virtual joint '{virtual.name}'")
@@ -282,7 +306,8 @@ def _attr(element, attribute: str, where: str) -> str:
 
 
 def _check_subgroups(groups: tuple[Group, ...]) -> None:
-    """Every subgroup exists and no group contains itself (srdfdom drops such groups).
+    """
+    Every subgroup exists and no group contains itself (srdfdom drops such groups).
 
     Kahn's algorithm, not recursion: a hostile file may nest groups deeply.
     """
@@ -314,7 +339,7 @@ def semantic_to_data(semantic: Semantic) -> dict:
 
 
 def semantic_from_data(data: dict) -> Semantic:
-    """The inverse of :func:`semantic_to_data`."""
+    """Return the inverse of :func:`semantic_to_data`."""
     return Semantic(
         name=str(data['name']),
         virtual_joints=tuple(VirtualJoint(**v) for v in data['virtual_joints']),
@@ -322,7 +347,8 @@ def semantic_from_data(data: dict) -> Semantic:
                            tuple((b, t) for b, t in g['chains']), tuple(g['subgroups']))
                      for g in data['groups']),
         group_states=tuple(GroupState(s['name'], s['group'], tuple(
-            (j, tuple(float(x) for x in v)) for j, v in s['values'])) for s in data['group_states']),
+            (j, tuple(float(x) for x in v)) for j, v in s['values']))
+            for s in data['group_states']),
         end_effectors=tuple(EndEffector(**e) for e in data['end_effectors']),
         passive_joints=tuple(data['passive_joints']),
         disabled_collisions=tuple((a, b, r) for a, b, r in data['disabled_collisions']),

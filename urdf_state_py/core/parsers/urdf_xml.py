@@ -1,4 +1,19 @@
-"""URDF XML -> :class:`~urdf_state_py.core.model.Model`: the built-in ``urdf`` parser.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+URDF XML -> :class:`~urdf_state_py.core.model.Model`: the built-in ``urdf`` parser.
 
 Choice of the XML layer
 -----------------------
@@ -52,16 +67,16 @@ Structural rules (unique names, one tree, mimic targets) are the model's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 import math
 import re
-from collections.abc import Mapping
 from typing import Any
 from xml.etree.ElementTree import Element
 
-from ..errors import DescriptionError
-from ..model import Joint, JointType, Limits, Link, Mimic, Model, Origin, SafetyController
 from ._xml import read_tree, root_start_tag
 from .base import Parser
+from ..errors import DescriptionError
+from ..model import Joint, JointType, Limits, Link, Mimic, Model, Origin, SafetyController
 
 _NUMBER = re.compile(r'[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?'
                      r'|[+-]?(?:nan|inf|infinity)', re.IGNORECASE)
@@ -84,7 +99,8 @@ class UrdfXmlParser(Parser):
     options = ()
 
     def might_handle(self, data: str) -> int:
-        """Just past the root start tag when it is ``<robot ...>``, else ``len(data)``.
+        """
+        Just past the root start tag when it is ``<robot ...>``, else ``len(data)``.
 
         ROS 2's URDF plugin answers with the position of ``<robot``; this one
         waits for the end of that start tag, so that a format recognisable
@@ -99,11 +115,11 @@ class UrdfXmlParser(Parser):
         return root[2]
 
     def parse(self, data: str | bytes, options: Mapping[str, Any] | None = None) -> Model:
-        """The model of the URDF document ``data`` (str or bytes)."""
+        """Return the model of the URDF document ``data`` (str or bytes)."""
         self.resolve_options(options)
         root = read_tree(data)
         if root.tag != 'robot':
-            raise DescriptionError(f"root element is <{root.tag}>, expected <robot>")
+            raise DescriptionError(f'root element is <{root.tag}>, expected <robot>')
         name = _name(root, '<robot>')
         children = list(root)
         links = [_link(element, index) for index, element in
@@ -240,7 +256,8 @@ def _limits(element: Element, joint_type: JointType, what: str) -> Limits:
 # -- values -------------------------------------------------------------------
 
 def _name(element: Element, what: str) -> str:
-    """The ``name`` of the robot, a link or a joint, which the model cannot do without.
+    """
+    Return the ``name`` of the robot, a link or a joint, which the model cannot do without.
 
     A missing and an empty name get different messages, so the user knows
     whether the attribute has to be added or filled in.

@@ -1,4 +1,19 @@
-"""urdf_parser_py (PyPI ``urdfdom-py``), the ROS Python URDF library, as a first-class input.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+urdf_parser_py (PyPI ``urdfdom-py``), the ROS Python URDF library, as a first-class input.
 
 Read this first: two ways in, one set of rules.
 
@@ -34,18 +49,18 @@ does (``1_0``), and ``<limit>``-less revolute joints (rejected here).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 import logging
 import numbers
 import threading
-from collections.abc import Mapping, Sequence
 from typing import Any
 from xml.etree import ElementTree
 
-from ..errors import DescriptionError
-from ..model import Joint, JointType, Limits, Link, Mimic, Model, Origin, SafetyController
 from ._xml import read_tree
 from .base import Parser, ParserOption
 from .urdf_xml import UrdfXmlParser
+from ..errors import DescriptionError
+from ..model import Joint, JointType, Limits, Link, Mimic, Model, Origin, SafetyController
 
 __all__ = ['UrdfParserPyParser', 'model_from_urdf_parser_py']
 
@@ -64,7 +79,8 @@ _logger = logging.getLogger(__name__)
 # -- Robot -> Model -----------------------------------------------------------
 
 def model_from_urdf_parser_py(robot: Any) -> Model:
-    """The :class:`Model` of a ``urdf_parser_py.urdf.Robot``, with the built-in reader's rules.
+    """
+    Return the :class:`Model` of a ``urdf_parser_py.urdf.Robot`` (the built-in reader's rules).
 
     Raises :class:`DescriptionError` naming the element at fault, as the
     built-in reader does for the same problem in XML.
@@ -114,7 +130,8 @@ def _joint(joint: Any, index: int) -> Joint:
         where = f'{what} <mimic>'
         if not mimic.joint:
             raise DescriptionError(f"{where} has no 'joint' attribute")
-        mimic = Mimic(mimic.joint, multiplier=_number(mimic.multiplier, f'{where} multiplier', 1.0),
+        mimic = Mimic(mimic.joint,
+                      multiplier=_number(mimic.multiplier, f'{where} multiplier', 1.0),
                       offset=_number(mimic.offset, f'{where} offset', 0.0))
     return Joint(name=name, type=joint_type,
                  parent=_name(joint.parent, f'{what}: <parent> link'),
@@ -174,7 +191,7 @@ class UrdfParserPyParser(Parser):
         return min(score + 1, len(data))
 
     def parse(self, data: str | bytes, options: Mapping[str, Any] | None = None) -> Model:
-        """Gate the text, read it with urdfdom-py, convert with :func:`model_from_urdf_parser_py`."""
+        """Gate the text, read it with urdfdom-py, convert: :func:`model_from_urdf_parser_py`."""
         strict = self.resolve_options(options)['strict']
         root = read_tree(data)   # the built-in reader's safe XML gate
         if root.tag != 'robot':
@@ -183,7 +200,8 @@ class UrdfParserPyParser(Parser):
 
 
 def read_robot(xml: bytes, strict: bool = False) -> Any:
-    """``urdf_parser_py.urdf.Robot.from_xml_string(xml)`` with its warnings captured.
+    """
+    ``urdf_parser_py.urdf.Robot.from_xml_string(xml)`` with its warnings captured.
 
     ``xml`` must already have passed the safe gate. Any failure, and with
     ``strict`` any warning, is a one-line :class:`DescriptionError`.

@@ -1,4 +1,19 @@
-"""Xacro -> URDF -> Model: the built-in ``xacro`` parser.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Xacro -> URDF -> Model: the built-in ``xacro`` parser.
 
 Expansion is done by the real ``xacro`` package (PyPI / ROS ``xacro`` 2.x),
 from a string: the document is read with ``defusedxml``'s minidom (no entity
@@ -30,20 +45,20 @@ trusted: the library API and the CLI read the user's own files, as the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from contextlib import contextmanager
 import os
 import re
 import threading
-from collections.abc import Mapping
-from contextlib import contextmanager
 from typing import Any
 
-from ..errors import DescriptionError, find_cause
-from ..model import Model
 from ._xml import normalize, root_start_tag
 from .base import Parser, ParserOption
 from .urdf_xml import UrdfXmlParser
-from .xacro_sandbox import (RESTRICTED, SandboxViolation, current_policy, expansion_limit,
-                            restricted_session)
+from .xacro_sandbox import (current_policy, expansion_limit, RESTRICTED, restricted_session,
+                            SandboxViolation)
+from ..errors import DescriptionError, find_cause
+from ..model import Model
 
 # Something xacro would act on: a directive element, or a ${...}/$(...) substitution.
 _XACRO_USE = re.compile(
@@ -57,6 +72,7 @@ _XACRO_LOCK = threading.RLock()
 
 
 class _PackageNotFound(Exception):
+
     def __init__(self, package: str, why: str) -> None:
         super().__init__(package)
         self.package = package
@@ -78,7 +94,8 @@ class XacroParser(Parser):
     )
 
     def might_handle(self, data: str) -> int:
-        """Position of ``xmlns:xacro`` in the root start tag, else ``len(data)``.
+        """
+        Position of ``xmlns:xacro`` in the root start tag, else ``len(data)``.
 
         Only when the document uses xacro (a directive such as
         ``<xacro:property>``/``<xacro:include>``/``<xacro:macro>``, or a
@@ -103,7 +120,7 @@ class XacroParser(Parser):
 
     def parse_published(self, data: str | bytes,
                         options: Mapping[str, Any] | None = None) -> tuple[Model, str]:
-        """The model and the expanded URDF (what ``robot_description`` consumers read)."""
+        """Return the model and the expanded URDF (what ``robot_description`` consumers read)."""
         expanded = self.expand(data, options)
         limit = expansion_limit()
         if limit is not None and len(expanded) > limit:   # characters <= bytes: a cheap test first
@@ -114,7 +131,7 @@ class XacroParser(Parser):
         return UrdfXmlParser().parse(expanded, {}), expanded
 
     def expand(self, data: str | bytes, options: Mapping[str, Any] | None = None) -> str:
-        """The URDF text that xacro makes of ``data`` (DescriptionError on failure)."""
+        """Return the URDF text that xacro makes of ``data`` (DescriptionError on failure)."""
         opts = self.resolve_options(options)
         mappings = _pairs(opts['args'], ':=', 'args', 'name:=value')
         packages = _pairs(opts['package_paths'], '=', 'package_paths', 'pkg=/path/to/pkg')
@@ -163,8 +180,8 @@ def _pairs(items: list[str], separator: str, option: str, form: str) -> dict[str
 
 
 def _safe_parse_string(text: str):
-    import defusedxml.minidom  # noqa: PLC0415
     from defusedxml import DefusedXmlException  # noqa: PLC0415
+    import defusedxml.minidom  # noqa: PLC0415
     try:
         return defusedxml.minidom.parseString(text.encode('utf-8'))
     except DefusedXmlException as exc:

@@ -1,4 +1,19 @@
-"""The restricted xacro policy: what a description that arrives at run time may do.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The restricted xacro policy: what a description that arrives at run time may do.
 
 A description set at run time (``ros2 param set``, the ``robot_description``
 topic) comes from anyone on the DDS domain. xacro evaluates ``${...}`` and
@@ -33,13 +48,13 @@ expression this evaluator allows but that is merely expensive is stopped there.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 import math
 import operator
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any
 
 __all__ = ['RESTRICTED', 'TRUSTED', 'POLICIES', 'RestrictedEvaluator', 'SandboxViolation',
@@ -65,7 +80,7 @@ class SandboxViolation(Exception):
 
 
 def current_policy() -> str:
-    """The xacro policy of the expansion running in this context (default: trusted)."""
+    """Return the xacro policy of the expansion running in this context (default: trusted)."""
     return _POLICY.get()
 
 
@@ -85,7 +100,7 @@ _MAX_EXPANSION: ContextVar[int | None] = ContextVar('urdf_state_py_xacro_max_byt
 
 
 def expansion_limit() -> int | None:
-    """The largest expansion (bytes) allowed in this context; None: no limit."""
+    """Return the largest expansion (bytes) allowed in this context; None: no limit."""
     return _MAX_EXPANSION.get()
 
 
@@ -143,7 +158,8 @@ def _is_data(value: Any) -> bool:
 
 
 class RestrictedEvaluator:
-    """Evaluates one ``${...}`` expression over a xacro symbol table without ``eval``.
+    """
+    Evaluates one ``${...}`` expression over a xacro symbol table without ``eval``.
 
     ``symbols`` is looked up by name (xacro's lazy property tables work as
     they are); ``functions`` adds callables reachable as ``xacro.<name>``
@@ -156,7 +172,7 @@ class RestrictedEvaluator:
         self._functions = dict(functions or {})
 
     def evaluate(self, expression: str) -> Any:
-        """The value of ``expression``; SandboxViolation or a plain error (SyntaxError...)."""
+        """Return the value of ``expression``; SandboxViolation or a plain error (SyntaxError)."""
         tree = ast.parse(expression.strip(), mode='eval')
         return self._eval(tree.body)
 
@@ -327,7 +343,7 @@ class RestrictedEvaluator:
 
 
 def _is_yaml(value: Any) -> bool:
-    """xacro's wrappers of ``load_yaml`` data (dicts/lists with dotted access)."""
+    """Xacro's wrappers of ``load_yaml`` data (dicts/lists with dotted access)."""
     return type(value).__name__ in ('YamlDictWrapper', 'YamlListWrapper') and _is_data(
         dict(value) if isinstance(value, dict) else list(value))
 
@@ -358,7 +374,7 @@ def _describe(node: ast.AST) -> str:
             'Lambda': 'a lambda', 'NamedExpr': 'an assignment expression',
             'Starred': 'a starred expression', 'JoinedStr': 'an f-string',
             'Set': 'a set literal'}.get(type(node).__name__,
-                                                                   type(node).__name__)
+                                        type(node).__name__)
     return f"{kind} '{text[:60]}'" if text else kind
 
 
@@ -375,14 +391,15 @@ def _within(path: str, roots: list[str]) -> bool:
 @contextmanager
 def restricted_session(xacro: Any, packages: Mapping[str, str], base_dir: str | None,
                        context: dict[str, Any]) -> Iterator[None]:
-    """Install the restricted policy into the ``xacro`` module for one expansion.
+    """
+    Install the restricted policy into the ``xacro`` module for one expansion.
 
     ``packages``: the declared ``$(find)`` folders; ``base_dir``: the declared
     include folder or None (then relative files are refused too);
     ``context``: xacro's substitution-args context (``context['arg']``).
     """
     roots = [os.path.realpath(p) for p in list(packages.values()) + ([base_dir] if base_dir
-                                                                          else [])]
+                                                                     else [])]
 
     def check_file(filename: str, construct: str) -> str:
         if not _within(filename, roots):

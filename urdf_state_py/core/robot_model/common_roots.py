@@ -1,4 +1,19 @@
-"""MoveIt's common root of two joints (``RobotModel::getCommonRoot``), computed as it does.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+MoveIt's common root of two joints (``RobotModel::getCommonRoot``), computed as it does.
 
 moveit_core fills a table once: every pair starts at the root joint; for two
 sibling joints (children of one link) every pair of their descendants gets the

@@ -1,4 +1,19 @@
-"""MoveIt's JointModel: one joint's variables, bounds, default and random values.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+MoveIt's JointModel: one joint's variables, bounds, default and random values.
 
 The rules are moveit_core's (``robot_model.cpp``'s ``jointBoundsFromURDF`` and
 the ``*_joint_model.cpp`` files), per type:
@@ -19,13 +34,13 @@ the ``*_joint_model.cpp`` files), per type:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 import math
 import random
 import sys
-from collections.abc import Iterable
-from dataclasses import dataclass
 
-from ..model import FLOATING_VARIABLES, PLANAR_VARIABLES, Joint, JointType
+from ..model import FLOATING_VARIABLES, Joint, JointType, PLANAR_VARIABLES
 
 _INF = math.inf
 _EPSILON = sys.float_info.epsilon
@@ -49,7 +64,8 @@ class VariableBounds:
 
 
 class JointModel:
-    """One joint of a :class:`~.robot_model.RobotModel`, with MoveIt's names.
+    """
+    One joint of a :class:`~.robot_model.RobotModel`, with MoveIt's names.
 
     ``urdf_joint`` is the URDF joint behind it (None for the root joint made
     from the SRDF's virtual joint or for ``ASSUMED_FIXED_ROOT_JOINT``).
@@ -87,7 +103,7 @@ class JointModel:
 
     @property
     def variable_count(self) -> int:
-        """Number of variables (0 fixed, 1 revolute/prismatic, 3 planar, 7 floating)."""
+        """Return number of variables (0 fixed, 1 revolute/prismatic, 3 planar, 7 floating)."""
         return len(self.variable_names)
 
     def get_variable_bounds(self, variable: str | None = None) -> VariableBounds:
@@ -100,7 +116,7 @@ class JointModel:
             raise KeyError(f"joint '{self.name}' has no variable '{variable}'") from None
 
     def default_positions(self) -> list[float]:
-        """MoveIt's default value per variable (0 when within the bounds, else the mid-point)."""
+        """Return MoveIt's default value per variable (0 within the bounds, else the middle)."""
         values = [0.0 if b.min_position <= 0.0 <= b.max_position
                   else (b.min_position + b.max_position) / 2.0 for b in self.variable_bounds]
         if self.type is JointType.PLANAR:
@@ -125,7 +141,7 @@ class JointModel:
 
 def independent_values(joints: Iterable[JointModel],
                        rng: random.Random | None = None) -> dict[str, float]:
-    """Default values (or, with ``rng``, random ones) of the joints that mimic none, by variable."""
+    """Return defaults (with ``rng``: random values) of the joints that mimic none, by variable."""
     values = {}
     for joint in joints:
         if joint.variable_count and joint.mimic is None:
@@ -164,12 +180,12 @@ def _bounds_from_urdf(joint_type: JointType, joint: Joint) -> VariableBounds:
 
 
 def _or_zero(value: float | None) -> float:
-    """urdfdom reads a missing ``lower``/``upper`` as 0."""
+    """Urdfdom reads a missing ``lower``/``upper`` as 0."""
     return 0.0 if value is None else value
 
 
 def _random_quaternion(rng: random.Random) -> list[float]:
-    """A uniformly distributed unit quaternion (x, y, z, w), as random_numbers draws it."""
+    """Return a uniformly distributed unit quaternion (x, y, z, w), as random_numbers draws it."""
     u1, u2, u3 = rng.random(), rng.random(), rng.random()
     mult1, mult2 = math.sqrt(1.0 - u1), math.sqrt(u1)
     return [mult1 * math.sin(2.0 * math.pi * u2), mult1 * math.cos(2.0 * math.pi * u2),

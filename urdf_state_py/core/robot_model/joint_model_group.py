@@ -1,4 +1,19 @@
-"""MoveIt's JointModelGroup: a planning group's joints, links, variables and named states.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+MoveIt's JointModelGroup: a planning group's joints, links, variables and named states.
 
 Built as moveit_core's ``JointModelGroup`` constructor builds it: the joints
 sorted depth-first (by joint index), split into active (with variables, not
@@ -9,11 +24,11 @@ included. Named states are the SRDF's ``<group_state>`` values as given.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
+import random
 from typing import Protocol
 
-from .joint_model import JointModel, VariableBounds, independent_values
+from .joint_model import independent_values, JointModel, VariableBounds
 
 
 class _Robot(Protocol):
@@ -58,12 +73,12 @@ class JointModelGroup:
 
     @property
     def variable_count(self) -> int:
-        """Number of variables of the group's joints (mimic ones included)."""
+        """Return number of variables of the group's joints (mimic ones included)."""
         return len(self.variable_names)
 
     @property
     def active_variable_count(self) -> int:
-        """Number of variables of the active joints."""
+        """Return number of variables of the active joints."""
         return sum(j.variable_count for j in self._active)
 
     @property
@@ -73,7 +88,7 @@ class JointModelGroup:
 
     @property
     def is_end_effector(self) -> bool:
-        """True when the SRDF names this group as an end effector."""
+        """Return True when the SRDF names this group as an end effector."""
         return bool(self.end_effector_name)
 
     @property
@@ -83,7 +98,7 @@ class JointModelGroup:
 
     @property
     def subgroup_names(self) -> list[str]:
-        """Every other group whose joints are all in this one (MoveIt computes, not reads, these)."""
+        """Every other group whose joints are all in this one (MoveIt computes, not reads them)."""
         return [g.name for g in self._robot.joint_model_groups
                 if g is not self and set(g.joint_model_names) <= self._joint_set]
 
@@ -96,7 +111,8 @@ class JointModelGroup:
         return name in self._link_set
 
     def get_variable_default_positions(self, state: str | None = None) -> dict[str, float]:
-        """Values of the named SRDF state (as written), or MoveIt's defaults for the group.
+        """
+        Values of the named SRDF state (as written), or MoveIt's defaults for the group.
 
         KeyError names an unknown state and lists the known ones.
         """
@@ -109,11 +125,12 @@ class JointModelGroup:
         return self._with_mimic(independent_values(self._active))
 
     def get_variable_random_positions(self, seed: int | None = None) -> dict[str, float]:
-        """Random values for the group's variables within bounds; the same ``seed``, the same values."""
+        """Random values for the group's variables within bounds; same ``seed``, same values."""
         return self._with_mimic(independent_values(self._active, random.Random(seed)))
 
     def _with_mimic(self, values: dict[str, float]) -> dict[str, float]:
-        """``values`` for every group variable, mimic joints following a source in the group.
+        """
+        ``values`` for every group variable, mimic joints following a source in the group.
 
         A mimic joint whose source is outside the group stays 0: MoveIt's
         group update skips it and its buffer starts zeroed.

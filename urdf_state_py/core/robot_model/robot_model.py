@@ -1,4 +1,19 @@
-"""MoveIt's RobotModel without MoveIt: the URDF's tree plus the SRDF's semantics.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+MoveIt's RobotModel without MoveIt: the URDF's tree plus the SRDF's semantics.
 
 Built as moveit_core's ``RobotModel::buildModel`` builds it:
 
@@ -25,19 +40,19 @@ FK and mimic rules come from the URDF model's :class:`~..kinematics.Kinematics`.
 
 from __future__ import annotations
 
-import os
-import random
 from collections.abc import Mapping, Sequence
 from functools import cached_property
+import os
+import random
 
+from .common_roots import common_roots
+from .joint_model import independent_values, JointModel, VariableBounds
+from .joint_model_group import JointModelGroup
 from ..errors import DescriptionError
 from ..model import JointType, Model
 from ..parsers.registry import load_model_file, read_file
 from ..parsers.semantic_parsers import load_semantic
 from ..parsers.srdf import Group, Semantic
-from .common_roots import common_roots
-from .joint_model import JointModel, VariableBounds, independent_values
-from .joint_model_group import JointModelGroup
 
 ASSUMED_FIXED_ROOT_JOINT = 'ASSUMED_FIXED_ROOT_JOINT'
 
@@ -93,8 +108,8 @@ class RobotModel:
                     chosen = (virtual.name, JointType.FIXED)   # Gazebo's dummy world link
                 else:
                     self.warnings.append(
-                        f"skipping virtual joint '{virtual.name}': its child '{virtual.child_link}'"
-                        f" is not the URDF's root link '{root}'")
+                        f"skipping virtual joint '{virtual.name}': its child "
+                        f"'{virtual.child_link}' is not the URDF's root link '{root}'")
                 continue
             chosen = (virtual.name, JointType(virtual.type))
             if virtual.type != 'fixed':
@@ -177,7 +192,7 @@ class RobotModel:
         return self._link_parent[link]
 
     def _chain_joints(self, base: str, tip: str) -> list[str]:
-        """The joints MoveIt puts in a ``<chain base_link tip_link>`` (its walk, kept as is)."""
+        """Return the joints MoveIt puts in a ``<chain base_link tip_link>`` (its own walk)."""
         up: list[str] = []
         link: str | None = tip
         while link is not None and link != base:
@@ -231,9 +246,10 @@ class RobotModel:
             for candidate in candidates:
                 candidate.attached_end_effector_names.append(eef.name)
             parent = self._groups.get(eef.parent_group)
-            if parent is not None and (parent is group or not parent.has_link_model(eef.parent_link)):
+            if parent is not None and (parent is group
+                                       or not parent.has_link_model(eef.parent_link)):
                 self.warnings.append(f"end effector '{eef.name}': parent group '{parent.name}' "
-                                     f"cannot be its parent (it is the end effector, or lacks "
+                                     f'cannot be its parent (it is the end effector, or lacks '
                                      f"link '{eef.parent_link}')")
                 parent = None
             if parent is None and candidates:
@@ -245,7 +261,7 @@ class RobotModel:
 
     @property
     def root_joint_name(self) -> str:
-        """The root joint: the SRDF's virtual joint, else ``ASSUMED_FIXED_ROOT_JOINT``."""
+        """Return the root joint: the SRDF's virtual joint, else ``ASSUMED_FIXED_ROOT_JOINT``."""
         return self._joints[0].name
 
     @property
@@ -255,12 +271,12 @@ class RobotModel:
 
     @property
     def joint_model_groups(self) -> list[JointModelGroup]:
-        """Groups, sorted by name."""
+        """Return the groups, sorted by name."""
         return [self._groups[n] for n in self.joint_model_group_names]
 
     @property
     def end_effectors(self) -> list[JointModelGroup]:
-        """The groups that are end effectors, sorted by group name."""
+        """Return the groups that are end effectors, sorted by group name."""
         return sorted(set(self._end_effectors.values()), key=lambda g: g.name)
 
     def has_joint_model_group(self, name: str) -> bool:
@@ -268,7 +284,7 @@ class RobotModel:
         return name in self._groups
 
     def get_joint_model_group(self, name: str) -> JointModelGroup:
-        """The group ``name``; KeyError naming it and the known groups."""
+        """Return the group ``name``; KeyError naming it and the known groups."""
         try:
             return self._groups[name]
         except KeyError:
@@ -279,7 +295,7 @@ class RobotModel:
 
     @property
     def variable_count(self) -> int:
-        """Number of variables, the root joint's included."""
+        """Return number of variables, the root joint's included."""
         return len(self.variable_names)
 
     def has_joint_model(self, name: str) -> bool:
@@ -287,7 +303,7 @@ class RobotModel:
         return name in self._joint_map
 
     def get_joint_model(self, name: str) -> JointModel:
-        """The joint ``name``; KeyError naming it."""
+        """Return the joint ``name``; KeyError naming it."""
         try:
             return self._joint_map[name]
         except KeyError:
@@ -298,25 +314,25 @@ class RobotModel:
         return name in self._end_effectors
 
     def get_end_effector(self, name: str) -> JointModelGroup:
-        """The group of end effector ``name``; KeyError naming it."""
+        """Return the group of end effector ``name``; KeyError naming it."""
         try:
             return self._end_effectors[name]
         except KeyError:
             raise KeyError(f"robot '{self.name}' has no end effector '{name}'") from None
 
     def joint_of_variable(self, variable: str) -> JointModel:
-        """The joint a variable belongs to; KeyError naming it."""
+        """Return the joint a variable belongs to; KeyError naming it."""
         try:
             return self._joint_of_variable[variable]
         except KeyError:
             raise KeyError(f"robot '{self.name}' has no variable '{variable}'") from None
 
     def get_variable_bounds(self, variable: str) -> VariableBounds:
-        """The bounds of one variable."""
+        """Return the bounds of one variable."""
         return self.joint_of_variable(variable).get_variable_bounds(variable)
 
     def get_variable_default_positions(self) -> dict[str, float]:
-        """MoveIt's default value of every variable (mimic joints following), in order."""
+        """Return MoveIt's default value of every variable (mimic joints following), in order."""
         return self.follow_mimic(independent_values(self._joints))
 
     def get_variable_random_positions(self, seed: int | None = None) -> dict[str, float]:
@@ -324,23 +340,30 @@ class RobotModel:
         return self.follow_mimic(independent_values(self._joints, random.Random(seed)))
 
     def follow_mimic(self, values: Mapping[str, float]) -> dict[str, float]:
-        """Every variable in order: ``values``' for the independent ones, the mimic rule
-        applied (by the URDF model's Kinematics, limits ignored) for the mimic ones."""
+        """
+        Return every variable in order: ``values``' for the independent ones, mimic rules applied.
+
+        The mimic rules are applied by the URDF model's Kinematics, limits ignored.
+        """
         urdf_values = {k: v for k, v in values.items() if k in self._kinematics.variable_index}
-        q, _ = self._kinematics.resolve(self._kinematics.positions(urdf_values), ignore_limits=True)
+        q, _ = self._kinematics.resolve(self._kinematics.positions(urdf_values),
+                                        ignore_limits=True)
         index = self._kinematics.variable_index
         return {v: (float(q[index[v]]) if self._joint_of_variable[v].mimic is not None
                     else float(values.get(v, 0.0))) for v in self.variable_names}
 
     @cached_property
     def _kinematics(self):
-        from ..kinematics import Kinematics   # noqa: PLC0415 (numpy on first use)
+        from ..kinematics import Kinematics  # noqa: PLC0415 (numpy on first use)
         return Kinematics(self.model)
 
     def get_rigidly_connected_parent_link_model_name(self, link: str,
                                                      group: str | None = None) -> str:
-        """The furthest ancestor of ``link`` reached through fixed joints only (and, with
-        ``group``, through joints that are not in that group)."""
+        """
+        Return the furthest ancestor of ``link`` reached through fixed joints only.
+
+        With ``group``, also through joints that are not in that group.
+        """
         members = set(self.get_joint_model_group(group).joint_model_names) if group else set()
         if link not in self.link_model_names:
             raise KeyError(f"robot '{self.name}' has no link '{link}'")
@@ -352,7 +375,7 @@ class RobotModel:
         return link
 
     def get_common_root_name(self, joint_a: str, joint_b: str) -> str:
-        """The joint MoveIt's ``getCommonRoot`` answers for two joints."""
+        """Return the joint MoveIt's ``getCommonRoot`` answers for two joints."""
         a, b = self.get_joint_model(joint_a), self.get_joint_model(joint_b)
         return self._joints[self._common_roots.get((a.joint_index, b.joint_index), 0)].name
 
@@ -363,7 +386,8 @@ class RobotModel:
 
 def load_robot_model(urdf_path: str | os.PathLike, srdf_path: str | os.PathLike | None = None,
                      parser: str = 'auto') -> RobotModel:
-    """The RobotModel of a URDF (or xacro) file and its SRDF file, as MoveIt would build it.
+    """
+    Return the RobotModel of a URDF (or xacro) file and its SRDF file, as MoveIt would build it.
 
     DescriptionError names the file and what is wrong in it (an SRDF naming a
     joint, link or group the robot does not have included).
@@ -374,7 +398,7 @@ def load_robot_model(urdf_path: str | os.PathLike, srdf_path: str | os.PathLike 
 
 
 def robot_model_with_srdf_file(model: Model, srdf_path: str | os.PathLike) -> RobotModel:
-    """The RobotModel of ``model`` with the SRDF file ``srdf_path``; errors name the file."""
+    """Return the RobotModel of ``model`` with the SRDF file ``srdf_path``; errors name it."""
     path = os.fspath(srdf_path)
     data = read_file(path)
     try:
@@ -384,9 +408,12 @@ def robot_model_with_srdf_file(model: Model, srdf_path: str | os.PathLike) -> Ro
 
 
 def group_state_positions(robot: RobotModel, group_states: Sequence[str]) -> dict[str, float]:
-    """MoveIt's default positions overridden by the ``GROUP/STATE`` values in order (what
-    ``RobotState::setToDefaultValues(group, state)`` does one after the other; mimic joints
-    are left to the caller's kinematics). DescriptionError names an unknown group or state.
+    """
+    Return MoveIt's default positions overridden by the ``GROUP/STATE`` values in order.
+
+    This is what ``RobotState::setToDefaultValues(group, state)`` does one after the other;
+    mimic joints are left to the caller's kinematics. DescriptionError names an unknown group
+    or state.
     """
     values = robot.get_variable_default_positions()
     for entry in group_states:

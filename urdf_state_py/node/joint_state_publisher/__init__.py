@@ -1,4 +1,20 @@
-"""joint_state_publisher's jobs, done in the state publisher: several joint state topics
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+joint_state_publisher's jobs, done in the state publisher: several joint state topics
 merged (:mod:`.sources`), the merged ``joint_states`` output and velocity integration
 (:mod:`.output`), and its ``zeros.*`` / ``dependent_joints.*`` parameters
-(:mod:`.joint_settings`)."""
+(:mod:`.joint_settings`).
+"""

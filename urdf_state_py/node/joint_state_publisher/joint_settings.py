@@ -1,4 +1,19 @@
-"""joint_state_publisher's per-joint parameters: ``zeros.<joint>`` and
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+joint_state_publisher's per-joint parameters: ``zeros.<joint>`` and
 ``dependent_joints.<joint>.parent|factor|offset``, plus the model checks of
 ``use_smallest_joint_limits`` and ``integrate_velocity``.
 
@@ -24,10 +39,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
-
-from urdf_state_py.core.joint_overrides import (DEPENDENT_FIELDS, apply_overrides,
+from urdf_state_py.core.joint_overrides import (apply_overrides, DEPENDENT_FIELDS,
                                                 dependent_joints_from, zero_problem)
 from urdf_state_py.core.model import Model
+
 from ..params import declare
 
 __all__ = ['JointSettings', 'declare_joint_parameters', 'integrate_problem', 'integrated_joints',
@@ -63,7 +78,7 @@ class JointSettings:
              if k.startswith('dependent_joints.')})   # ValueError: see changed()
 
     def changed(self, updates: Mapping[str, Any]) -> JointSettings:
-        """A copy with ``updates``; raises ValueError naming the parameter at fault."""
+        """Return a copy with ``updates``; raises ValueError naming the parameter at fault."""
         for name, value in updates.items():
             problem = _type_problem(name, value)
             if problem:
@@ -84,7 +99,8 @@ class JointSettings:
 
     def shape(self, parsed: Model, cfg: Mapping[str, Any], logger
               ) -> tuple[Model, Callable[[Mapping[str, int], np.ndarray], None] | None]:
-        """The model to use and a function writing the zeros into a default vector.
+        """
+        Return the model to use and a function writing the zeros into a default vector.
 
         What the model cannot take is logged as an error and left out.
         """
@@ -127,13 +143,15 @@ def integrate_problem(model: Model, joints: list[str]) -> str | None:
 
 
 def integrated_joints(model: Model, joints: list[str]) -> list[str]:
-    """The entries of ``integrate_velocity`` that ``model`` can integrate."""
+    """Return the entries of ``integrate_velocity`` that ``model`` can integrate."""
     return [name for name in joints if integrate_problem(model, [name]) is None]
 
 
 def declare_joint_parameters(node, overrides: Mapping) -> JointSettings:
-    """Declare the ``zeros.*`` / ``dependent_joints.*`` parameters given at start-up
-    (``overrides``: the node's :func:`~..params.start_up_parameters`)."""
+    """
+    Declare the ``zeros.*`` / ``dependent_joints.*`` parameters given at start-up
+    (``overrides``: the node's :func:`~..params.start_up_parameters`).
+    """
     values = {}
     for name in sorted(n for n in overrides if is_joint_parameter(n)):
         value = overrides[name].value

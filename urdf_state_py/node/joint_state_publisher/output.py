@@ -1,4 +1,19 @@
-"""Several joint state sources in, one complete JointState out: no ROS in here.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Several joint state sources in, one complete JointState out: no ROS in here.
 
 The joint_state_publisher part of the node (``source_list``):
 
@@ -22,12 +37,11 @@ publishes its master's velocity times the multiplier and its master's effort
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+import math
 
 import numpy as np
-
 from urdf_state_py.core.model import Model
 
 __all__ = ['JointStateFields', 'JointStateOutput', 'SourceOwners', 'VelocityIntegrator']
@@ -115,7 +129,8 @@ class SourceOwners:
 
 
 class VelocityIntegrator:
-    """Positions of the ``integrate_velocity`` joints from velocity-only messages.
+    """
+    Positions of the ``integrate_velocity`` joints from velocity-only messages.
 
     Between two stamps a joint moves at the velocity reported at the first
     (zero-order hold): ``q(t_k) = q(t_{k-1}) + v_{k-1} (t_k - t_{k-1})``. The
@@ -141,7 +156,8 @@ class VelocityIntegrator:
 
     def positions(self, names: Sequence[str], positions: np.ndarray, velocities: np.ndarray,
                   stamp_ns: int, q: np.ndarray) -> tuple[list[str], list[float]]:
-        """The positions to merge for the integrated joints of one message.
+        """
+        Return the positions to merge for the integrated joints of one message.
 
         ``positions``/``velocities``: the message's arrays (either may be empty);
         ``q``: the merger's current state (where an integration starts).

@@ -1,4 +1,19 @@
-"""``source_list``: several joint state topics in, /tf and a complete ``joint_states`` out.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``source_list``: several joint state topics in, /tf and a complete ``joint_states`` out.
 
 joint_state_publisher's job inside the node. With ``source_list`` non-empty
 the node subscribes each listed topic instead of ``joint_states`` (as
@@ -35,11 +50,11 @@ from rclpy.qos import qos_profile_sensor_data
 from rclpy.qos_overriding_options import QoSOverridingOptions
 from sensor_msgs.msg import JointState
 
-from ..guards import INTERNAL_ERROR
 from .joint_settings import integrated_joints
-from ..tf_path.joint_state_cdr import JointStateReader, MalformedJointState
 from .output import JointStateOutput, SourceOwners, VelocityIntegrator
+from ..guards import INTERNAL_ERROR
 from ..tf_path.hot_path import hot_path_requested
+from ..tf_path.joint_state_cdr import JointStateReader, MalformedJointState
 
 __all__ = ['SourceInput', 'source_topics']
 
@@ -49,7 +64,7 @@ OUTPUT_DEPTH = 10
 
 
 def source_topics(node, listed: list[str]) -> tuple[list[str], list[str]]:
-    """The topics to subscribe (resolved, in order, each once) and the warnings to log."""
+    """Return the topics to subscribe (resolved, in order, each once) and the warnings to log."""
     output = node.resolve_topic_name('joint_states')
     topics, warnings = [], []
     for entry in listed:
@@ -79,7 +94,8 @@ class _SourceState:
 
 
 class SourceInput:
-    """The source subscriptions, the merged ``joint_states`` publisher and its timer.
+    """
+    The source subscriptions, the merged ``joint_states`` publisher and its timer.
 
     ``joint_states``: the node's :class:`~.joint_state_input.JointStateInput`
     (its lock, general path and /tf publishing are shared).
@@ -87,8 +103,10 @@ class SourceInput:
 
     def __init__(self, node, topics: list[str], joint_states, current, guard, *,
                  hot_path: bool | None = None, output: bool = True) -> None:
-        """``output``: publish the merged ``joint_states`` (False: ``integrate_velocity``
-        on a plain ``joint_states`` input, which is then read here, and nothing is published)."""
+        """
+        ``output``: publish the merged ``joint_states`` (False: ``integrate_velocity``
+        on a plain ``joint_states`` input, which is then read here, and nothing is published).
+        """
         self._node = node
         self._input = joint_states
         self._current = current

@@ -1,2 +1,18 @@
-"""What exists once per process, however many robots it serves: the spin loop and the
-executor, signal handling, thread joining, the address-space ceiling and loopback DDS."""
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What exists once per process, however many robots it serves: the spin loop and the
+executor, signal handling, thread joining, the address-space ceiling and loopback DDS.
+"""

@@ -1,4 +1,19 @@
-"""A ceiling on the node process's address space (``RLIMIT_AS``), set before ROS starts.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A ceiling on the node process's address space (``RLIMIT_AS``), set before ROS starts.
 
 Why: rmw_fastrtps deserialises a service request from a growable buffer
 (``rmw_take_request`` copies the payload into a ``FastBuffer()`` of its own), so the
@@ -39,8 +54,10 @@ def _current_size() -> int | None:
 
 
 def limit_address_space(headroom_mb: int | None = None) -> tuple[int | None, str]:
-    """Lower the soft ``RLIMIT_AS`` to the current size + ``headroom_mb`` (default: the
-    environment's or 2048 MB). Returns (the limit in bytes or None, what was done)."""
+    """
+    Lower the soft ``RLIMIT_AS`` to the current size + ``headroom_mb`` (default: the
+    environment's or 2048 MB). Returns (the limit in bytes or None, what was done).
+    """
     if headroom_mb is None:
         text = os.environ.get(HEADROOM_ENV, '').strip() or str(DEFAULT_HEADROOM_MB)
         try:

@@ -1,4 +1,19 @@
-"""A ``composition_interfaces/LoadNode`` request turned into a robot's node options, or refused.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A ``composition_interfaces/LoadNode`` request turned into a robot's node options, or refused.
 
 LoadNode is a network service: anyone on the DDS domain can call it, as they
 can call SetParameters. So every field is checked here before a node is built,
@@ -83,7 +98,8 @@ class RobotOptions:
 
 def robot_options(request: Any, specs: Mapping[str, ParamSpec], *, trusted: bool,
                   default_name: str) -> RobotOptions:
-    """The node options of a LoadNode ``request``; raises :class:`LoadRefused` naming why.
+    """
+    Return the node options of a LoadNode ``request``; raises :class:`LoadRefused` naming why.
 
     ``specs``: the robot node's parameters and their rules; ``trusted``: the
     container's ``load_node.trusted``.
@@ -114,7 +130,7 @@ def robot_options(request: Any, specs: Mapping[str, ParamSpec], *, trusted: bool
 
 
 def _parameter(msg: Any, field_name: str) -> Parameter:
-    """An rclpy Parameter from a message; a malformed one is refused, naming it."""
+    """Return an rclpy Parameter from a message; a malformed one is refused, naming it."""
     try:
         return Parameter.from_parameter_msg(msg)
     except Exception as err:  # noqa: BLE001 - rclpy raises ValueError, TypeError, ... for types
@@ -137,7 +153,7 @@ def _check_untrusted(param: Parameter, specs: Mapping[str, ParamSpec]) -> None:
 
 
 def _remap_args(rules: Sequence[str]) -> list[str]:
-    """rcl arguments for the remap rules, as rclcpp_components passes them."""
+    """Rcl arguments for the remap rules, as rclcpp_components passes them."""
     args = ['--ros-args']
     for rule in rules:
         args += ['-r', rule]

@@ -1,4 +1,19 @@
-"""Keep DDS discovery on the loopback interface.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Keep DDS discovery on the loopback interface.
 
 The demo and the benchmark start several ROS processes; none of them may
 announce itself on the network. :func:`loopback_env` builds an environment for
@@ -8,9 +23,9 @@ current process (call it before ``rclpy.init``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, MutableMapping
 import os
 import random
-from collections.abc import Mapping, MutableMapping
 
 __all__ = ['loopback_env', 'ensure_loopback', 'DOMAIN_ID_RANGE']
 
@@ -20,7 +35,8 @@ DOMAIN_ID_RANGE = (1, 100)
 
 
 def loopback_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A copy of ``base`` (default ``os.environ``) with discovery limited to localhost.
+    """
+    Return a copy of ``base`` (default ``os.environ``) with discovery limited to localhost.
 
     - ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST`` (Iron and later);
     - ``ROS_LOCALHOST_ONLY=1`` as well when ``ROS_DISTRO`` is ``humble``, which
@@ -38,7 +54,8 @@ def loopback_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def ensure_loopback(environ: MutableMapping[str, str] | None = None) -> dict[str, str]:
-    """Apply :func:`loopback_env` to ``environ`` (default ``os.environ``) in place.
+    """
+    Apply :func:`loopback_env` to ``environ`` (default ``os.environ``) in place.
 
     Returns the resulting environment as a plain dict. Idempotent: once a
     domain id is set it is kept.

@@ -1,4 +1,19 @@
-"""The container's Fast DDS profile: endpoint histories allocated on use, not up front.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The container's Fast DDS profile: endpoint histories allocated on use, not up front.
 
 Every robot in the container brings ~13 DDS endpoints (six parameter services,
 each a reader and a writer, its topics). rmw_fastrtps preallocates each one's
@@ -21,10 +36,10 @@ profile file in the working directory), and not with
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import MutableMapping
+import os
 from pathlib import Path
+import sys
 
 __all__ = ['PROFILE', 'SWITCH', 'lean_endpoints']
 
@@ -37,7 +52,8 @@ _DEFAULT_FILES = ('DEFAULT_FASTDDS_PROFILES.xml', 'DEFAULT_FASTRTPS_PROFILES.xml
 
 def lean_endpoints(environ: MutableMapping[str, str] | None = None,
                    fastdds_major: int | None = None) -> str:
-    """Point Fast DDS at :data:`PROFILE` in ``environ`` (default ``os.environ``) where the
+    """
+    Point Fast DDS at :data:`PROFILE` in ``environ`` (default ``os.environ``) where the
     module docstring allows; returns what was done, for the log.
 
     ``fastdds_major``: Fast DDS's major version (None: as installed);
@@ -63,9 +79,11 @@ def lean_endpoints(environ: MutableMapping[str, str] | None = None,
 
 
 def _fastdds_major() -> int:
-    """3 where Fast DDS 3 is installed (its ``share/fastdds``: Kilted and later), else 2
+    """
+    3 where Fast DDS 3 is installed (its ``share/fastdds``: Kilted and later), else 2
     (``share/fastrtps``: Humble, Jazzy), looked up in this Python's prefix (the PyPI
-    wheels) and the sourced ROS 2 prefixes."""
+    wheels) and the sourced ROS 2 prefixes.
+    """
     prefixes = [sys.prefix] + os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep)
     found = any(os.path.isdir(os.path.join(prefix, 'share', 'fastdds'))
                 for prefix in filter(None, prefixes))

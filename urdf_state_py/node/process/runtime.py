@@ -1,4 +1,19 @@
-"""What the robots of one process share: parser processes, the 1 Hz ticker, the executor.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What the robots of one process share: parser processes, the 1 Hz ticker, the executor.
 
 The standalone node (``ros2 run urdf_state_py urdf_state``) is one robot in its
 own process; the container (``urdf_state_container``) serves many. Each robot
@@ -27,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from urdf_state_py.core.parsers.parser_pool import ParserPool
+
 from .ticker import Ticker
 
 if TYPE_CHECKING:
@@ -48,13 +64,16 @@ class Runtime:
     diagnostics: DiagnosticsBoard | None = None
 
     def stop_parsing(self) -> None:
-        """End every parse in progress and refuse later ones (the process is shutting down;
-        signal-handler safe)."""
+        """
+        End every parse in progress and refuse later ones (the process is shutting down;
+        signal-handler safe).
+        """
         self.parsers.stop()
 
     def close(self) -> None:
-        """Stop the diagnostics, the ticker and the parser processes (after the robots are
-        destroyed)."""
+        """
+        Stop the diagnostics, the ticker and the parser processes (after the robots are destroyed).
+        """
         if self.diagnostics is not None:
             self.diagnostics.close()
         self.ticker.close()

@@ -1,4 +1,19 @@
-"""SIGINT and SIGTERM end a node once, quietly: what ``ros2 launch`` and a terminal send.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+SIGINT and SIGTERM end a node once, quietly: what ``ros2 launch`` and a terminal send.
 
 Used by :func:`urdf_state_py.node.process.spin.spin_until_shutdown` around a node's
 whole life (rclpy init, building the node, spinning, clean-up).
@@ -6,11 +21,11 @@ whole life (rclpy init, building the node, spinning, clean-up).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 import ctypes
 import signal
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 
 __all__ = ['ShutdownSignals', 'on_shutdown_signal', 'shutdown_requested']
 
@@ -19,7 +34,8 @@ _active: ShutdownSignals | None = None
 
 
 class ShutdownSignals:
-    """SIGINT and SIGTERM stop the node once, quietly; every later one is ignored.
+    """
+    SIGINT and SIGTERM stop the node once, quietly; every later one is ignored.
 
     A terminal's Ctrl-C under ``ros2 launch`` reaches the node twice: the
     terminal sends SIGINT to the whole process group, and launch forwards the
@@ -92,7 +108,8 @@ def shutdown_requested() -> bool:
 
 @contextmanager
 def on_shutdown_signal(cancel: Callable[[], None]) -> Iterator[None]:
-    """Call ``cancel`` if SIGINT or SIGTERM comes while inside this block (at once if one came).
+    """
+    Call ``cancel`` if SIGINT or SIGTERM comes while inside this block (at once if one came).
 
     For the main thread's long waits during start-up (the start-up parse):
     ``cancel`` runs inside the signal handler, in the main thread, so it must
@@ -122,7 +139,8 @@ def _cancel_quietly(cancel: Callable[[], None]) -> None:
 
 
 def _ignore_in_kernel(signals: Sequence[int]) -> None:
-    """Set ``signals`` to SIG_IGN in the kernel only, leaving Python's table as it is.
+    """
+    Set ``signals`` to SIG_IGN in the kernel only, leaving Python's table as it is.
 
     ``signal.signal(sig, SIG_IGN)`` from a handler races with a signal that
     already arrived but is not handled yet (SIGINT then SIGTERM, ms apart):

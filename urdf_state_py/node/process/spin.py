@@ -69,13 +69,21 @@ def make_executor(kind: str | None = None) -> Executor:
 
     EventsExecutor (``rclpy.experimental``, Jazzy and later; absent in Humble)
     cuts the per-message overhead of the wait-set executor roughly in half,
-    which is most of the node's CPU per update. ``kind`` (or the environment
-    variable ``URDF_STATE_EXECUTOR``): ``auto`` (default), ``events`` or
-    ``single``; ``events`` where it does not exist falls back with a warning.
+    which is most of the node's CPU per update. But it queues one event per
+    message it has not served yet, without bound: ``auto`` takes it only where
+    the native loop serves joint_states (it owns that subscription, so a flood
+    never reaches the executor); where Python serves them, the wait-set
+    executor takes at most one message per subscription per wait, and a flood
+    stays in the DDS history (bounded by its depth) instead of in memory.
+    ``kind`` (or the environment variable ``URDF_STATE_EXECUTOR``): ``auto``
+    (default), ``events`` or ``single``; ``events`` where it does not exist
+    falls back with a warning.
     """
     kind = (kind or os.environ.get('URDF_STATE_EXECUTOR') or 'auto').lower()
     if kind not in ('auto', 'events', 'single'):
         raise ValueError(f"URDF_STATE_EXECUTOR must be auto, events or single, not '{kind}'")
+    if kind == 'auto' and not _native_loop_serves():
+        return SingleThreadedExecutor()
     if kind != 'single':
         events_executor = _events_executor_class()
         if events_executor is not None:
@@ -85,6 +93,13 @@ def make_executor(kind: str | None = None) -> Executor:
                 'EventsExecutor is not available in this ROS 2 release; '
                 'using the single-threaded executor')
     return SingleThreadedExecutor()
+
+
+def _native_loop_serves() -> bool:
+    """True when the native loop may serve joint_states in this process (see tf_path.native)."""
+    from ..tf_path.native import status
+    found = status()
+    return found.module is not None and found.loop_refused is None
 
 
 def _events_executor_class():

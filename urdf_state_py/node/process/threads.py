@@ -1,4 +1,19 @@
-"""Joining the node's own threads at teardown, also one whose start a Ctrl-C interrupted.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Joining the node's own threads at teardown, also one whose start a Ctrl-C interrupted.
 
 Why every thread is joined, never left to die with the process: a daemon
 thread still inside rclpy's C++ code with the GIL released (a wait set's

@@ -1,4 +1,19 @@
-"""One thread that runs every robot's periodic work (``/diagnostics`` at 1 Hz).
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+One thread that runs every robot's periodic work (``/diagnostics`` at 1 Hz).
 
 Not an rclpy timer: a timer is one more entity in every executor wake-up, and
 with Kilted's EventsExecutor a node that always had a timer was seen to abort
@@ -12,8 +27,8 @@ robot's guard); one that does is dropped from that tick only.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
+import threading
 
 from .threads import join_thread
 
@@ -41,16 +56,20 @@ class Ticker:
                 self._thread.start()
 
     def remove(self, job: Callable[[], None]) -> None:
-        """Stop running ``job``; returns once a tick running it has ended (unless called
-        from that tick)."""
+        """
+        Stop running ``job``; returns once a tick running it has ended (unless called
+        from that tick).
+        """
         with self._lock:
             if job in self._jobs:
                 self._jobs.remove(job)
         self.settle()
 
     def settle(self) -> None:
-        """Return once a tick in progress has ended (at once when called from that tick):
-        after it, no job holds what its owner took away before the call."""
+        """
+        Return once a tick in progress has ended (at once when called from that tick):
+        after it, no job holds what its owner took away before the call.
+        """
         if threading.current_thread() is not self._thread:
             with self._tick:
                 pass

@@ -1,4 +1,19 @@
-"""The node's fused path from a JointState to /tf bytes, for the common case.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The node's fused path from a JointState to /tf bytes, for the common case.
 
 A JointState publisher repeats its name list, and almost every message of it
 needs nothing but arithmetic: no warning to log, no non-finite value, no time
@@ -53,10 +68,10 @@ joint the message drives (one mimic level), and the /tf message can be pre-seria
 from __future__ import annotations
 
 import numpy as np
-
-from .joint_state_merger import JointStateMerger, WarnOnce
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import JointType
+
+from .joint_state_merger import JointStateMerger, WarnOnce
 from .tf_publishing import MovingTransforms
 
 __all__ = ['FastPath']
@@ -164,8 +179,10 @@ class FastPath:
 
     def __init__(self, merger: JointStateMerger, kinematics: Kinematics,
                  moving: MovingTransforms, warned: WarnOnce | None = None) -> None:
-        """``warned``: the joints already warned about as clamped (shared with the
-        general path's reporting; a fresh one when None)."""
+        """
+        ``warned``: the joints already warned about as clamped (shared with the
+        general path's reporting; a fresh one when None).
+        """
         self._merger = merger
         self._kin = kinematics
         self._moving = moving
@@ -203,15 +220,19 @@ class FastPath:
         return route
 
     def resolved(self, clamped, ignore_limits: bool) -> list[str]:
-        """After a general-path resolve of the whole state: the clamped joints to warn
+        """
+        After a general-path resolve of the whole state: the clamped joints to warn
         about now (first time each), and the fast path may run again (unless
-        ``ignore_limits``) since nothing is left to report."""
+        ``ignore_limits``) since nothing is left to report.
+        """
         self.clean = not ignore_limits
         return self._warned.new(clamped) if len(clamped) else []
 
     def installable(self, ignore_limits: bool) -> _Route | None:
-        """The route of the last name list, when :meth:`update` would run it now (the
-        native loop serves it then); its ``unwarned`` rows brought up to date."""
+        """
+        Return the route of the last name list, when :meth:`update` would run it now (the
+        native loop serves it then); its ``unwarned`` rows brought up to date.
+        """
         route = self._last_route
         if route is None or not (ignore_limits or self.clean):
             return None
@@ -225,8 +246,10 @@ class FastPath:
             route.warned_generation = warned.generation
 
     def _clipped(self, route: _Route, bounds) -> bool:
-        """The two-stage clip into ``route.w``; False when the general path must run
-        (a non-finite value, or a joint clamped that was never warned about)."""
+        """
+        Return the two-stage clip into ``route.w``; False when the general path must run
+        (a non-finite value, or a joint clamped that was never warned about).
+        """
         (lower, upper), (own_lower, own_upper) = bounds
         raw, source, effective, checked = route.raw, route.w_source, route.w_effective, \
             route.checked
@@ -260,7 +283,8 @@ class FastPath:
 
     def update(self, names: tuple[str, ...], positions: np.ndarray, stamp_ns: int, now_ns: int,
                sec: int, nanosec: int, ignore_limits: bool) -> bytes | None:
-        """The /tf payload for this JointState, ``b''`` when rate-limited, or None.
+        """
+        Return the /tf payload for this JointState, ``b''`` when rate-limited, or None.
 
         None: not handled here (and nothing changed) -- run the general path.
         ``positions``: a float64 array (the raw reader's). ``sec``/``nanosec``:

@@ -1,4 +1,19 @@
-"""Reading the fields the node needs straight from a serialised sensor_msgs/JointState.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Reading the fields the node needs straight from a serialised sensor_msgs/JointState.
 
 The node subscribes with ``raw=True`` and gets the CDR bytes: building the
 rclpy message (JointState, two Headers, three Times, four sequences) costs more
@@ -55,7 +70,8 @@ _NAMES_START = 12          # encapsulation (4) + stamp (8): frame_id's length co
 
 
 class MalformedJointState(ValueError):
-    """A serialised JointState the node will not read; the message is dropped.
+    """
+    A serialised JointState the node will not read; the message is dropped.
 
     ``reason`` is a short, fixed category (``encapsulation``, ``truncated``,
     ``string``, ``oversized``) for counting; ``str(err)`` says what and where.
@@ -72,7 +88,8 @@ def _align(at: int, to: int) -> int:
 
 
 def _string_end(data: bytes, at: int, uint32: struct.Struct, what: str | int) -> int:
-    """End of the CDR string whose length is at ``at``, checked (NUL, bounds).
+    """
+    End of the CDR string whose length is at ``at``, checked (NUL, bounds).
 
     ``what``: the field, or the index of a name (formatted only on error).
     """
@@ -108,7 +125,8 @@ def _doubles(data: bytes, at: int, uint32: struct.Struct, align: int,
 
 
 class JointStateReader:
-    """Decodes (names, positions, stamp) from JointState CDR bytes, caching the name section.
+    """
+    Decodes (names, positions, stamp) from JointState CDR bytes, caching the name section.
 
     ``max_names``: name lists longer than this are rejected (``oversized``)
     before any name is decoded, so a message costs time in proportion to the
@@ -125,7 +143,8 @@ class JointStateReader:
         self.max_names = max_names
 
     def read(self, data: bytes) -> tuple[tuple[str, ...], np.ndarray, int, int]:
-        """``(names, positions, sec, nanosec)`` of the message; raises :class:`MalformedJointState`.
+        """
+        ``(names, positions, sec, nanosec)`` of the message; raises :class:`MalformedJointState`.
 
         ``positions`` is a read-only float64 array (for little-endian data a
         view of ``data``); ``names`` is the same tuple object as long as the
@@ -160,7 +179,8 @@ class JointStateReader:
 
     def read_all(self, data: bytes) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray,
                                              int, int]:
-        """``(names, positions, velocities, efforts, sec, nanosec)``: :meth:`read` plus the
+        """
+        ``(names, positions, velocities, efforts, sec, nanosec)``: :meth:`read` plus the
         velocity and effort arrays (for the several-sources path, which publishes them).
 
         :meth:`read` has checked every count against the payload, so the second

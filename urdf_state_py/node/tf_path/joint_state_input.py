@@ -1,4 +1,19 @@
-"""joint_states in, /tf out: the node's per-message work, on whichever thread serves it.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+joint_states in, /tf out: the node's per-message work, on whichever thread serves it.
 
 :class:`JointStateInput` owns the ``joint_states`` subscription (raw CDR) and
 everything one message goes through: decoding (:mod:`.joint_state_cdr`, or its
@@ -37,13 +52,14 @@ from rclpy.qos import qos_profile_sensor_data
 from rclpy.qos_overriding_options import QoSOverridingOptions
 from sensor_msgs.msg import JointState
 
-from ..guards import INTERNAL_ERROR, CallbackGuard
-from ..health import Health
-from .hot_path import HotPath, MessageErrors, hot_path_requested
+from .hot_path import hot_path_requested, HotPath, MessageErrors
 from .hot_path import unavailable_reason as hot_unavailable_reason
 from .joint_state_cdr import MalformedJointState
-from .native import joint_state_reader, status as native_status
+from .native import joint_state_reader
+from .native import status as native_status
 from .native_loop import LoopSync, PausingLock
+from ..guards import CallbackGuard, INTERNAL_ERROR
+from ..health import Health
 
 __all__ = ['JointStateInput']
 
@@ -51,7 +67,8 @@ _NS = 1_000_000_000
 
 
 class JointStateInput:
-    """The joint_states subscription and its path to /tf (see the module docstring).
+    """
+    The joint_states subscription and its path to /tf (see the module docstring).
 
     ``current()`` returns the node's ``(loaded, cfg)``: the loaded state
     (None while waiting for a description) and the parameter values; ``guard``
@@ -61,8 +78,10 @@ class JointStateInput:
     def __init__(self, node, tf_publisher, current: Callable[[], tuple[Any, Mapping[str, Any]]],
                  guard: CallbackGuard, health: Health, *, hot_path: bool | None = None,
                  subscribe: bool = True) -> None:
-        """``subscribe``: False with ``source_list`` (see sources.py: the node then reads
-        the listed topics, and publishes on joint_states rather than reading it)."""
+        """
+        ``subscribe``: False with ``source_list`` (see sources.py: the node then reads
+        the listed topics, and publishes on joint_states rather than reading it).
+        """
         self._node = node
         self._tf_pub = tf_publisher
         self._current = current
@@ -100,7 +119,8 @@ class JointStateInput:
 
     def thread_for(self, routes, what: str = 'joint_states', planned: bool = True
                    ) -> HotPath | None:
-        """The thread serving ``routes`` (rclpy subscriptions and their handlers) -- the
+        """
+        Return the thread serving ``routes`` (rclpy subscriptions and their handlers) -- the
         extension's loop, with its plans where they may run -- or None: the executor
         serves them; having said which and why.
 
@@ -155,7 +175,7 @@ class JointStateInput:
             self.hot_path.stop()
 
     def now_ns(self) -> int:
-        """The node clock now, in ns (``get_clock().now()`` without building a Time)."""
+        """Return the node clock now, in ns (``get_clock().now()`` without building a Time)."""
         return self._clock_handle.get_now().nanoseconds
 
     # -- per message --------------------------------------------------------------
@@ -187,7 +207,8 @@ class JointStateInput:
 
     def _on_fields(self, loaded, cfg: Mapping[str, Any], names, positions, sec: int,
                    nanosec: int, now_ns: int, topic: str | None = None):
-        """The general path of a JointState (:meth:`on_raw` tries the fast path first).
+        """
+        Return the general path of a JointState (:meth:`on_raw` tries the fast path first).
 
         Returns the effective configuration published on /tf (None: nothing published).
         """
@@ -213,7 +234,8 @@ class JointStateInput:
 
     def publish_moving(self, loaded, joints: tuple[str, ...], sec: int, nanosec: int,
                        now_ns: int, ignore_limits: bool):
-        """Publish ``joints`` stamped ``sec``/``nanosec``; ``now_ns``: the node clock now.
+        """
+        Publish ``joints`` stamped ``sec``/``nanosec``; ``now_ns``: the node clock now.
 
         Returns the effective configuration (limits and mimic rules applied).
         """

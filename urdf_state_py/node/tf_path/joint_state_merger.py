@@ -1,4 +1,19 @@
-"""Joint states in, "which transforms to publish" out: no ROS in here.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Joint states in, "which transforms to publish" out: no ROS in here.
 
 :class:`JointStateMerger` keeps the robot's current variable vector and merges
 each incoming JointState (name/position lists, possibly a subset of the joints,
@@ -31,7 +46,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-
 from urdf_state_py.core.model import Model
 
 from .publish_throttle import PublishThrottle
@@ -47,7 +61,8 @@ _QUOTED_NAMES = 5
 
 
 def max_names(n_variables: int) -> int:
-    """The longest name list accepted for a model with ``n_variables`` joint variables.
+    """
+    Return the longest name list accepted for a model with ``n_variables`` joint variables.
 
     4x the model, plus 64: room for a publisher that also sends other robots'
     or grippers' joints, while a list far beyond the model is refused at once.
@@ -57,7 +72,8 @@ def max_names(n_variables: int) -> int:
 
 @dataclass
 class Update:
-    """What one JointState message did.
+    """
+    What one JointState message did.
 
     ``publish``: publish ``joints`` now (False when rejected, rate-limited or
     there was nothing of the model in the message). ``joints``: movable joint
@@ -92,7 +108,7 @@ class WarnOnce:
         return key in self._seen
 
     def new(self, keys: Iterable) -> list:
-        """The keys not seen before (in order), now marked as seen."""
+        """Return the keys not seen before (in order), now marked as seen."""
         fresh = []
         for key in keys:
             if key not in self._seen:
@@ -123,7 +139,8 @@ class _Plan:
 
 
 class JointStateMerger:
-    """The current joint values of one model, merged from JointState messages.
+    """
+    The current joint values of one model, merged from JointState messages.
 
     ``variable_index`` maps every variable name (``model.variable_names``;
     ``joint/x`` etc. for planar/floating joints, MoveIt style) to its index in
@@ -170,9 +187,11 @@ class JointStateMerger:
 
     @property
     def received_generation(self) -> int:
-        """How many times a joint received its first value: one int, so a reader without
+        """
+        How many times a joint received its first value: one int, so a reader without
         the JointState lock (the /diagnostics quiet key) sees the pending set change
-        without iterating a set that a JointState may be growing."""
+        without iterating a set that a JointState may be growing.
+        """
         return self._generation
 
     def pending_joints(self) -> tuple[str, ...]:
@@ -195,11 +214,13 @@ class JointStateMerger:
         return tuple(sorted(chosen, key=self._order.__getitem__))
 
     def adopt(self, old: 'JointStateMerger') -> None:
-        """Take over the values ``old`` received (a settings change rebuilt the model):
+        """
+        Take over the values ``old`` received (a settings change rebuilt the model):
         joints of both that are not mimic joints here keep their value; the rest stay
         at their (new) defaults. Call it where no JointState can change ``old`` (under
         the node's JointState lock): its values would mix two messages, its received
-        set change size while it is read."""
+        set change size while it is read.
+        """
         for name in old._received:
             joint = self.model.joint_map.get(name)
             if joint is None or joint.is_mimic or joint.variable_names != \
@@ -214,7 +235,8 @@ class JointStateMerger:
 
     def update(self, names: Sequence[str], positions: Sequence[float], stamp_ns: int = 0,
                now_ns: int | None = None, include_pending: bool = False) -> Update:
-        """Merge one JointState (``name``, ``position``, header stamp in ns).
+        """
+        Merge one JointState (``name``, ``position``, header stamp in ns).
 
         ``now_ns``: the node clock (for upstream's clock-went-backwards check).
         ``include_pending``: also list the joints that never received a state
@@ -358,8 +380,10 @@ class JointStateMerger:
                 f"'{self.model.name}': {quoted}{more}.")
 
     def next_stale_ns(self, now_ns: int, timeout_ns: int) -> int | None:
-        """When :meth:`stale_joints` next changes with time alone (no value arriving): the
-        first instant a joint that is fresh now counts as stale; None when none is fresh."""
+        """
+        When :meth:`stale_joints` next changes with time alone (no value arriving): the
+        first instant a joint that is fresh now counts as stale; None when none is fresh.
+        """
         seen = self.seen_ns
         fresh = seen[(seen > 0) & (now_ns - seen <= timeout_ns)]
         return int(fresh.min()) + timeout_ns + 1 if fresh.size else None
@@ -375,7 +399,8 @@ class JointStateMerger:
         return self.with_followers({self._var_owner[i] for i in stale.tolist()})
 
     def settled_plan(self, names: tuple[str, ...]) -> _Plan | None:
-        """The plan of ``names`` once it has nothing left to report (for a fast path).
+        """
+        Return the plan of ``names`` once it has nothing left to report (for a fast path).
 
         That is: its first-time warnings were returned, every joint it drives
         has been marked as received (so :meth:`update` would only copy values,

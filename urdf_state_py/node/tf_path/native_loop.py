@@ -1,4 +1,19 @@
-"""The native JointState -> /tf loop's plans, and its state sync.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The native JointState -> /tf loop's plans, and its state sync.
 
 Why: rclpy's wait/take/publish and the fast path's numpy calls cost more than
 Fast DDS itself (docs/native_loop.md). :class:`~.hot_path.HotPath`'s thread
@@ -42,7 +57,8 @@ __all__ = ['LoopSync', 'PausingLock', 'plan_of']
 
 
 class PausingLock:
-    """A re-entrant lock whose outermost holder pauses the native loop (``sync``).
+    """
+    A re-entrant lock whose outermost holder pauses the native loop (``sync``).
 
     ``sync`` (a :class:`LoopSync`, or None without the native loop) is set once,
     before any thread uses the lock.
@@ -74,8 +90,10 @@ class PausingLock:
             self._lock.release()
 
     def detach(self) -> None:
-        """A plain lock from now on: the loop of :attr:`sync` has ended (what it changed
-        is pulled in, and it keeps no plan)."""
+        """
+        A plain lock from now on: the loop of :attr:`sync` has ended (what it changed
+        is pulled in, and it keeps no plan).
+        """
         with self:
             sync, self.sync = self.sync, None
             if sync is not None:
@@ -83,7 +101,8 @@ class PausingLock:
 
 
 def plan_of(module: ModuleType, fast, merger, ignore_limits: bool):
-    """``(route, plan)``: the native plan of ``fast``'s last route; None when the fast
+    """
+    ``(route, plan)``: the native plan of ``fast``'s last route; None when the fast
     path would not run it (the loop then hands every message over).
 
     Cached on the route, keyed on everything a plan copies that may change.
@@ -121,11 +140,13 @@ _PROBES = 256
 
 
 def _rounding_probe(route) -> dict[str, np.ndarray]:
-    """numpy's ``Re(phase * basis)`` for random unit phases, computed by the route's own
+    """
+    Numpy's ``Re(phase * basis)`` for random unit phases, computed by the route's own
     call: numpy's SIMD loops fuse the multiply-add where the CPU has FMA (and maybe only
-    for some elements), so the plan learns, per element, which rounding to reproduce."""
+    for some elements), so the plan learns, per element, which rounding to reproduce.
+    """
     phases = np.exp(1j * np.random.default_rng(0).uniform(-np.pi, np.pi,
-                                                           (_PROBES, len(route.phase))))
+                                                          (_PROBES, len(route.phase))))
     real = np.empty((_PROBES,) + route.rotations_real.shape)
     for trial, phase in enumerate(phases):
         route.phase[:] = phase     # scratch: every update overwrites it
@@ -143,7 +164,8 @@ def _int64(values) -> np.ndarray:
 
 
 class LoopSync:
-    """Moves the state between the loop and the Python objects (see the module docstring).
+    """
+    Moves the state between the loop and the Python objects (see the module docstring).
 
     ``current()``: the node's ``(loaded, cfg)``; ``health``: the node's counters;
     ``joint_input``: the :class:`~.joint_state_input.JointStateInput` (its
@@ -162,7 +184,7 @@ class LoopSync:
 
     @property
     def installed(self) -> bool:
-        """A plan is installed (the loop serves the messages it fits)."""
+        """Return a plan is installed (the loop serves the messages it fits)."""
         return self._installed is not None
 
     def pause(self) -> None:
@@ -231,12 +253,16 @@ class LoopSync:
         self.loop.install(None, 0, 0, None, False)   # (a refused install has dropped the old)
 
     def activity(self) -> int:
-        """Messages, events and failures the loop has seen (any thread, without a pause):
-        unchanged, the loop has changed nothing there is to pull."""
+        """
+        Messages, events and failures the loop has seen (any thread, without a pause):
+        unchanged, the loop has changed nothing there is to pull.
+        """
         return self.loop.activity()
 
     def counts(self) -> dict[str, int]:
-        """The loop's counters (call under the lock): messages handed to Python by reason,
+        """
+        Return the loop's counters (call under the lock): messages handed to Python by reason,
         and ``served`` (by the plan), ``errors`` (rcl take/clock/publish), ``retries``
-        (failed waits)."""
+        (failed waits).
+        """
         return self.loop.counts()

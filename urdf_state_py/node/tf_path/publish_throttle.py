@@ -1,4 +1,19 @@
-"""robot_state_publisher's rate limit for turning JointStates into /tf, on its own.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+robot_state_publisher's rate limit for turning JointStates into /tf, on its own.
 
 Kept apart from the merger (:mod:`.joint_state_merger`) because it is the one piece of
 upstream behaviour that the native loop reimplements (``_native/plan.c``,
@@ -17,7 +32,8 @@ _NS = 1_000_000_000
 
 
 def upstream_interval_ns(frequency: float) -> int:
-    """The minimum interval between two publications of a joint, as upstream computes it.
+    """
+    Return the minimum interval between two publications of a joint, as upstream computes it.
 
     robot_state_publisher truncates ``1000 / publish_frequency`` to whole
     milliseconds; 0 (or less) means "no limit" here.
@@ -28,7 +44,8 @@ def upstream_interval_ns(frequency: float) -> int:
 
 
 class PublishThrottle:
-    """robot_state_publisher's rule for when a JointState is turned into /tf.
+    """
+    robot_state_publisher's rule for when a JointState is turned into /tf.
 
     Upstream (``callbackJointState``): take the oldest last-publish stamp among
     the message's joints (0 for a joint never published, and never later than
@@ -91,7 +108,8 @@ class PublishThrottle:
 
     def check_quiet(self, stamp_ns: int, indices: np.ndarray, now_ns: int,
                     marked: tuple[int, int] | None = None) -> bool | None:
-        """:meth:`check` for the common case, without its warnings: None (and nothing
+        """
+        :meth:`check` for the common case, without its warnings: None (and nothing
         changed) when :meth:`check` would warn, else whether to publish.
 
         ``marked``: what :meth:`mark` returned for the same ``indices``; while no
@@ -112,7 +130,8 @@ class PublishThrottle:
         return stamp_ns >= min(max(oldest, 0), now_ns) + self._interval
 
     def mark(self, stamp_ns: int, indices: np.ndarray) -> tuple[int, int]:
-        """Record that variables ``indices`` were published with stamp ``stamp_ns``.
+        """
+        Record that variables ``indices`` were published with stamp ``stamp_ns``.
 
         Returns a token for :meth:`check_quiet` (``marked``).
         """

@@ -1,4 +1,19 @@
-"""Turning joint transforms into tf2_msgs/TFMessage objects (messages, no node).
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Turning joint transforms into tf2_msgs/TFMessage objects (messages, no node).
 
 * :func:`static_message` builds the ``/tf_static`` message: every fixed joint
   in ONE TFMessage, so a late subscriber (transient local, depth 1) gets the
@@ -24,12 +39,12 @@ Frame ids are ``frame_prefix + link name`` (no separator added, as upstream).
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Sequence
+import struct
 
-import numpy as np
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import TransformStamped
+import numpy as np
 from tf2_msgs.msg import TFMessage
 
 __all__ = ['MovingTransforms', 'static_message']
@@ -60,7 +75,8 @@ def static_message(joint_transforms, frame_prefix: str, stamp: Time) -> TFMessag
 
 
 def cdr_padding(data: bytes) -> list[int]:
-    """Offsets of the alignment padding in a CDR-serialised TFMessage.
+    """
+    Offsets of the alignment padding in a CDR-serialised TFMessage.
 
     The serialiser does not clear padding, so two serialisations of one message
     can differ there (heap leftovers). Zeroing these bytes makes the template
@@ -93,7 +109,8 @@ def cdr_padding(data: bytes) -> list[int]:
 
 
 class _Serialized:
-    """The CDR bytes of one preallocated TFMessage, with the offsets of its numbers.
+    """
+    The CDR bytes of one preallocated TFMessage, with the offsets of its numbers.
 
     The bytes live in one buffer seen three ways: as doubles from offset 4 (CDR
     aligns doubles to 8 from the 4-byte encapsulation header, so every double
@@ -106,8 +123,10 @@ class _Serialized:
                  '_rotation_at', '_sec_at', '_nanosec_at', '_translations_written')
 
     def __init__(self, data: bytes, numbers: np.ndarray, stamps: np.ndarray) -> None:
-        """``data``: the template; ``numbers``: (n, 7) byte offsets of x y z qx qy qz qw;
-        ``stamps``: (n,) byte offsets of each transform's stamp (sec, then nanosec)."""
+        """
+        ``data``: the template; ``numbers``: (n, 7) byte offsets of x y z qx qy qz qw;
+        ``stamps``: (n,) byte offsets of each transform's stamp (sec, then nanosec).
+        """
         self._size = len(data)
         buffer = np.zeros(4 + -(-(self._size - 4) // 8) * 8, dtype=np.uint8)  # 4 + 8k bytes
         buffer[:self._size] = np.frombuffer(data, dtype=np.uint8)
@@ -121,7 +140,8 @@ class _Serialized:
         self._translations_written = None
 
     def views(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """What a caller needs to write an update itself (the node's fused path).
+        """
+        What a caller needs to write an update itself (the node's fused path).
 
         ``(doubles, rotation_at, words, stamp_at, message)``: write the rotations
         as ``doubles[rotation_at] = (n, 4) values`` and the stamps as
@@ -229,7 +249,8 @@ class _Preallocated:
 
 
 class MovingTransforms:
-    """``/tf`` messages for the movable joints of one kinematics, with a frame prefix.
+    """
+    ``/tf`` messages for the movable joints of one kinematics, with a frame prefix.
 
     ``kinematics`` is a :class:`~urdf_state_py.core.kinematics.Kinematics`: its
     ``joint_index`` array for each joint set is cached along with the message.
@@ -242,7 +263,7 @@ class MovingTransforms:
 
     @property
     def frame_prefix(self) -> str:
-        """Fixed for the object's lifetime: a new prefix takes a new MovingTransforms."""
+        """Fix for the object's lifetime: a new prefix takes a new MovingTransforms."""
         return self._prefix
 
     def _entry(self, joints: tuple[str, ...]):
@@ -257,7 +278,8 @@ class MovingTransforms:
         return entry
 
     def serialized(self, joints: tuple[str, ...]) -> '_Serialized | None':
-        """The serialised template of ``joints`` with their translations written in.
+        """
+        Return the serialised template of ``joints`` with their translations written in.
 
         None when the message cannot be pre-serialised, or when one of the joints
         translates (the translations then change with every update).
@@ -273,7 +295,8 @@ class MovingTransforms:
         return template
 
     def message(self, joints: tuple[str, ...], q_effective, stamp: Time) -> TFMessage:
-        """The TFMessage for ``joints`` at ``q_effective``, stamped ``stamp``.
+        """
+        Return the TFMessage for ``joints`` at ``q_effective``, stamped ``stamp``.
 
         The returned object is reused by the next call with the same joints:
         publish it before asking again.

@@ -1,4 +1,19 @@
-"""Command line of the benchmark: runs the sections, prints tables and targets, writes JSON.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Command line of the benchmark: runs the sections, prints tables and targets, writes JSON.
 
 ``python -m urdf_state_py.tools.bench [--quick] [--only fk|e2e|mem ...] [--robots NAME ...]``
 
@@ -32,9 +47,9 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+from pathlib import Path
 import sys
 import time
-from pathlib import Path
 
 from . import trees
 from .common import header_line, log, loopback_env, machine_info, table
@@ -65,7 +80,7 @@ def parse_args(argv):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--quick', action='store_true', help='shorter run (< 2 min)')
     ap.add_argument('--only', action='append', choices=('fk', 'e2e', 'mem', 'user', 'sources', 'flood',
-                                                          'container'),
+                                                        'container'),
                     help='run only this section (repeatable)')
     ap.add_argument('--robots', nargs='+', metavar='ROBOT',
                     help='robots for every selected section: talos, h1_2, panda, anymal, romeo, '
@@ -78,10 +93,10 @@ def parse_args(argv):
     ap.add_argument('--rates', type=float, nargs='+', help='e2e input rates, Hz (0 = max)')
     ap.add_argument('--executors', nargs='+',
                     choices=('auto', 'single', 'events', 'pyhot', 'floor', 'cfloor'),
-                    help="node executors for e2e, set through URDF_STATE_EXECUTOR (auto: what "
-                         "the node picks itself; default: single events; user: auto single "
-                         "pyhot floor cfloor, pyhot = auto with URDF_STATE_NATIVE=off, floor = "
-                         "the I/O floor in Python, cfloor = in C, see user_run)")
+                    help='node executors for e2e, set through URDF_STATE_EXECUTOR (auto: what '
+                         'the node picks itself; default: single events; user: auto single '
+                         'pyhot floor cfloor, pyhot = auto with URDF_STATE_NATIVE=off, floor = '
+                         'the I/O floor in Python, cfloor = in C, see user_run)')
     ap.add_argument('--no-floor', action='store_true', help='skip the no-FK floor')
     ap.add_argument('--user-runs', type=int, help='runs per user measurement (default 3)')
     ap.add_argument('--flood-seconds', type=float, help='length of the flood (default 20 s)')

@@ -1,7 +1,22 @@
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Shared helpers: timing, tables, the machine header, quiet imports, loopback env."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 import contextlib
 import datetime as _dt
 import gc
@@ -11,7 +26,6 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
 
 # Child ROS processes and this one stay on loopback, in a domain of their own.
 from urdf_state_py.node.process.loopback import ensure_loopback, loopback_env  # noqa: F401
@@ -40,7 +54,8 @@ def quiet_stderr():
 
 def time_per_call(fn: Callable[[], object], trials: int, trial_s: float = 0.05,
                   max_calls: int = 100_000) -> list[float]:
-    """Seconds per call of ``fn``, one value per trial (each trial ~``trial_s`` long).
+    """
+    Seconds per call of ``fn``, one value per trial (each trial ~``trial_s`` long).
 
     The call count per trial is calibrated once; the garbage collector is off
     during a trial (as ``timeit`` does).
@@ -90,7 +105,8 @@ def command_lines(stream):
 
 def time_interleaved(fns: dict[str, Callable[[], object]], trials: int, trial_s: float = 0.05,
                      max_calls: int = 100_000, on_error=None) -> dict[str, list[float]]:
-    """Like :func:`time_per_call` for several functions, trials taken round-robin.
+    """
+    Like :func:`time_per_call` for several functions, trials taken round-robin.
 
     Each round times every function once, so a burst of machine noise hits all
     of them alike and ratios between them stay meaningful.
@@ -136,8 +152,10 @@ def percentile(sorted_values: Sequence[float], p: float) -> float | None:
 # ----------------------------------------------------------------------- tables
 
 def print_medians(rows: Sequence[dict], labels: Sequence[tuple[str, str]]) -> None:
-    """One line per (key, label): the median of ``row[key]`` over ``rows``, then the maximum
-    in brackets (a shared machine's trials vary; both say how much)."""
+    """
+    One line per (key, label): the median of ``row[key]`` over ``rows``, then the maximum
+    in brackets (a shared machine's trials vary; both say how much).
+    """
     for key, label in labels:
         values = [row[key] for row in rows]
         print(f'  {label:45s} {statistics.median(values):8.3f}  [{max(values):.3f}]')
@@ -162,7 +180,7 @@ def fmt(value, digits: int = 1) -> str:
 
 def table(headers: Sequence[str], rows: Sequence[Sequence], title: str | None = None,
           out=None) -> str:
-    """An aligned plain-text table (first column left-aligned, the others right)."""
+    """Return an aligned plain-text table (first column left-aligned, the others right)."""
     cells = [[str(h) for h in headers]] + [[c if isinstance(c, str) else fmt(c) for c in row]
                                            for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]

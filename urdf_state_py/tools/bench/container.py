@@ -1,4 +1,19 @@
-"""The container's costs: memory per added robot, idle CPU, load times, CPU per /tf message.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The container's costs: memory per added robot, idle CPU, load times, CPU per /tf message.
 
 ``./dev.sh bench --only container``. Two measurements, each with fresh processes:
 
@@ -18,13 +33,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 import sys
 import time
-from pathlib import Path
 
 from .common import log, median, table
 from .e2e import model_spec, rate_label
-from .procs import Proc, ProcError, start_node, start_sink, stop_chain, start_driver
+from .procs import Proc, ProcError, start_driver, start_node, start_sink, stop_chain
 from .user_run import measure, one_run, proc_stat_cpu_s, ros2_run_command
 
 #: The name the benchmark gives its containers.
@@ -38,11 +53,11 @@ SETTLE_S = 3.0
 
 
 def start_container(env: dict, log_dir: Path, tag: str) -> tuple[Proc, Proc]:
-    """A container and its loader process (both ready)."""
+    """Return a container and its loader process (both ready)."""
     command = ros2_run_command('urdf_state_container') or [
         sys.executable, '-m', 'urdf_state_py.node.process.container']
     container = Proc(f'container_{tag}', command + ['--ros-args', '-r', f'__node:={CONTAINER}',
-                                                     '--disable-rosout-logs'],
+                                                    '--disable-rosout-logs'],
                      env, log_dir, stdin=False)
     loader = Proc(f'loader_{tag}', [sys.executable, '-m',
                                     'urdf_state_py.tools.bench.fleet_loader', f'/{CONTAINER}'],
@@ -72,7 +87,7 @@ def rss_with_children(proc: Proc) -> int:
 
 
 def idle_cpu_ms(proc: Proc, window_s: float) -> float:
-    """The CPU ``proc`` spends per second of wall time over ``window_s`` [ms/s]."""
+    """Return the CPU ``proc`` spends per second of wall time over ``window_s`` [ms/s]."""
     cpu0 = proc_stat_cpu_s(proc.pid)
     time.sleep(window_s)
     return (proc_stat_cpu_s(proc.pid) - cpu0) / window_s * 1000.0
@@ -80,9 +95,11 @@ def idle_cpu_ms(proc: Proc, window_s: float) -> float:
 
 def memory(fleet: list, count: int, idle_s: float, standalone, env: dict,
            log_dir: Path) -> dict:
-    """Container RSS with 1 and with ``count`` robots (``fleet`` taken in turn), idle CPU,
+    """
+    Container RSS with 1 and with ``count`` robots (``fleet`` taken in turn), idle CPU,
     load times, and the standalone node's RSS and idle CPU with ``standalone`` (see the
-    module)."""
+    module).
+    """
     entries = [{'namespace': f'/m{k}', 'parameters': {
         'robot_description': fleet[k % len(fleet)].urdf, 'frame_prefix': f'm{k}/'}}
         for k in range(count)]
@@ -133,8 +150,10 @@ def container_run(robot, robots: int, rate: float, duration: float, warmup: floa
 
 def cpu(robot, robots: int, rate: float, runs: int, duration: float, warmup: float,
         env: dict, log_dir: Path, floor: bool) -> dict:
-    """Medians over ``runs`` interleaved runs of the container, the standalone node and
-    (``floor``) the C floor, at ``rate`` Hz in all."""
+    """
+    Medians over ``runs`` interleaved runs of the container, the standalone node and
+    (``floor``) the C floor, at ``rate`` Hz in all.
+    """
     kinds = ['container', 'standalone'] + (['cfloor'] if floor else [])
     trials: dict[str, list[dict]] = {kind: [] for kind in kinds}
     for k in range(runs):
@@ -188,7 +207,7 @@ def print_tables(mem: dict | None, cpu_result: dict | None) -> None:
 
 
 def targets(mem: dict | None, cpu_result: dict | None) -> list[list[str]]:
-    """The container's targets: ``[target, limit, measured, PASS|FAIL]``."""
+    """Return the container's targets: ``[target, limit, measured, PASS|FAIL]``."""
     rows = []
 
     def row(what, limit, value, unit=''):

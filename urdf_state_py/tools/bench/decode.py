@@ -1,4 +1,19 @@
-"""Micro-benchmark of the node's JointState callback and of the raw decoder, without DDS.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Micro-benchmark of the node's JointState callback and of the raw decoder, without DDS.
 
 ``python -m urdf_state_py.tools.bench.decode [--robot PATH] [--trials N]``
 
@@ -16,17 +31,17 @@ one session; the machine's noise is in the spread of the trials.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 import statistics
 import time
-from pathlib import Path
 
 import rclpy
 from rclpy.parameter import Parameter
 from rclpy.serialization import serialize_message
 from sensor_msgs.msg import JointState
-
-from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader
 from urdf_state_py.node.state_publisher import UrdfStateNode
+from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader
+
 
 def _per_call_us(call, data: bytes, number: int) -> float:
     start = time.perf_counter()

@@ -1,4 +1,19 @@
-"""Benchmark: a 10 MB description set at run time, and what the node does meanwhile.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Benchmark: a 10 MB description set at run time, and what the node does meanwhile.
 
 ``python -m urdf_state_py.tools.bench.description_load [--links 20000] [--trials 3] [--rate 200]``
 
@@ -34,14 +49,16 @@ import psutil
 
 from .common import ensure_loopback, loopback_env, print_medians
 
-SMALL = '''<robot name="small"><link name="l0"/><link name="l1"/>
+SMALL = """<robot name="small"><link name="l0"/><link name="l1"/>
 <joint name="q" type="continuous"><parent link="l0"/><child link="l1"/><axis xyz="0 0 1"/>
-</joint></robot>'''
+</joint></robot>"""
 
 
 def big_urdf(n_links: int) -> str:
-    """A binary tree of ``n_links`` links (~500 bytes each: inertial and mesh visual);
-    the root joint is ``q`` as in :data:`SMALL`, so /tf goes on across the swap."""
+    """
+    Return a binary tree of ``n_links`` links (~500 bytes each: inertial and mesh visual);
+    the root joint is ``q`` as in :data:`SMALL`, so /tf goes on across the swap.
+    """
     out = ['<robot name="big">']
     for i in range(n_links):
         out.append(
@@ -66,8 +83,8 @@ class Driver:
     """The bench's DDS side: JointStates out, /tf arrivals and GetParameters latencies in."""
 
     def __init__(self, node_name: str, rate: float) -> None:
-        import rclpy
         from rcl_interfaces.srv import GetParameters, SetParameters
+        import rclpy
         from rclpy.executors import MultiThreadedExecutor
         from sensor_msgs.msg import JointState
         from tf2_msgs.msg import TFMessage

@@ -1,4 +1,19 @@
-"""Load generator process: publishes JointState (or TFMessage, for the floor) at a pinned rate.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Load generator process: publishes JointState (or TFMessage, for the floor) at a pinned rate.
 
 Run as ``python -m urdf_state_py.tools.bench.driver SPEC.json`` with a loopback
 environment. ``SPEC.json``::
@@ -79,12 +94,15 @@ class JointStateSource:
 
 
 class RawJointStateSource:
-    """One JointState serialised once; per message only its stamp is patched (floods:
-    the cheapest publisher, so that a few processes reach tens of thousands per second)."""
+    """
+    One JointState serialised once; per message only its stamp is patched (floods:
+    the cheapest publisher, so that a few processes reach tens of thousands per second).
+    """
 
     def __init__(self, spec: dict, seed: int = 7):
-        from rclpy.serialization import serialize_message
         import struct
+
+        from rclpy.serialization import serialize_message
         msg = JointStateSource(spec, seed).next(0)
         self.template = bytearray(serialize_message(msg))
         self.pack = struct.Struct('<iI').pack_into  # header.stamp right after the CDR header
@@ -95,7 +113,8 @@ class RawJointStateSource:
 
 
 class RawTfSource:
-    """The TFMessage serialised once; per message only the stamps are patched in the bytes.
+    """
+    The TFMessage serialised once; per message only the stamps are patched in the bytes.
 
     The transport floor: what publishing a message of this size costs with no
     FK and (almost) no Python message building.
@@ -104,8 +123,9 @@ class RawTfSource:
     SENTINEL = (0x5A17C0DE, 0x3A11ED)
 
     def __init__(self, spec: dict, seed: int = 7):
-        from rclpy.serialization import serialize_message
         import struct
+
+        from rclpy.serialization import serialize_message
         inner = TfSource(spec, seed)
         for t in inner.transforms:
             t.header.stamp.sec, t.header.stamp.nanosec = self.SENTINEL
@@ -182,7 +202,7 @@ class RoundRobin:
         self._next = (self._next + 1) % len(self._publishers)
 
     def get_subscription_count(self) -> int:
-        """The fewest subscribers of any of the topics."""
+        """Return the fewest subscribers of any of the topics."""
         return min(p.get_subscription_count() for p in self._publishers)
 
 
@@ -230,7 +250,7 @@ def main(argv=None) -> int:
     from .common import ensure_loopback
     ensure_loopback()
     import rclpy
-    from rclpy.qos import QoSProfile, ReliabilityPolicy, HistoryPolicy
+    from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
     rclpy.init(args=['--ros-args', '--disable-rosout-logs'])
     node = rclpy.create_node(f'bench_driver_{spec["mode"]}')
     if spec['mode'] == 'js':

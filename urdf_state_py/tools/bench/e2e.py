@@ -1,4 +1,19 @@
-"""End-to-end: driver (JointState) -> node -> sink (/tf), in separate processes.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+End-to-end: driver (JointState) -> node -> sink (/tf), in separate processes.
 
 Per robot and executor, for each input rate (repeated trials): the node's
 CPU per update (psutil user+sys delta of the node process over the window,
@@ -13,11 +28,11 @@ rates; node minus floor is the node's own cost.
 
 from __future__ import annotations
 
+from pathlib import Path
 import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from .common import log, median, table
 from .procs import Proc, ProcError, start_driver, start_node, start_sink, stop_chain
@@ -133,7 +148,7 @@ def warm_up(driver: Proc, sink: Proc, timeout: float = 30.0) -> dict:
 
 
 def py_spy_profile(pid: int, seconds: float, out: Path) -> list[str] | None:
-    """The py-spy command recording ``pid`` as raw collapsed stacks (None: no py-spy)."""
+    """Return the py-spy command recording ``pid`` as raw collapsed stacks (None: no py-spy)."""
     exe = shutil.which('py-spy') or str(Path(sys.executable).with_name('py-spy'))
     if not Path(exe).exists():
         log('py-spy not found: profile skipped')
@@ -169,7 +184,8 @@ def parse_collapsed(path: Path, top: int = 15) -> list[tuple[str, float, float]]
 
 def _start_chain(robot, executor: str, js_spec: dict, env: dict, log_dir: Path,
                  tag: str) -> tuple[Proc, Proc, Proc]:
-    """Node, sink and driver started, the driver matched with the node.
+    """
+    Node, sink and driver started, the driver matched with the node.
 
     On failure the processes already started are stopped before re-raising.
     """
@@ -258,7 +274,8 @@ def run_node_session(robot, executor: str, rates: list[float], trials: int, dura
 
 def run_cprofile(robot, seconds: float, env: dict, log_dir: Path, top: int = 14,
                  executor: str = 'single') -> dict:
-    """The node (its real main, ``executor`` as in :data:`procs.EXECUTORS`) under cProfile at 1 kHz.
+    """
+    The node (its real main, ``executor`` as in :data:`procs.EXECUTORS`) under cProfile at 1 kHz.
 
     cProfile times the spinning thread's CPU (``time.thread_time``); it inflates
     code that makes many Python calls (the executor's wait-set rebuild most), so

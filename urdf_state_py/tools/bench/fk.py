@@ -1,4 +1,19 @@
-"""FK micro-benchmark: the project's kinematics vs pinocchio vs a naive numpy loop.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+FK micro-benchmark: the project's kinematics vs pinocchio vs a naive numpy loop.
 
 Per robot, all on the same random configurations (within limits, seeded):
 
@@ -80,7 +95,7 @@ class Pinocchio:
         self.data = self.model.createData()
 
     def q_from(self, values: dict[str, float]) -> np.ndarray:
-        """pinocchio configuration from joint name -> value (mimic values included)."""
+        """Pinocchio configuration from joint name -> value (mimic values included)."""
         q = self.pin.neutral(self.model)
         for j in range(1, self.model.njoints):
             jm = self.model.joints[j]
@@ -216,8 +231,10 @@ def err(x):
 
 
 def _extrapolate_pin(results: list[dict]) -> None:
-    """Where pinocchio was skipped, estimate it from the largest measured generated tree
-    (pinocchio's FK is linear in the joints); ratios against the estimate get a '~'."""
+    """
+    Where pinocchio was skipped, estimate it from the largest measured generated tree
+    (pinocchio's FK is linear in the joints); ratios against the estimate get a '~'.
+    """
     measured = [r for r in results if r['robot'].startswith('tree') and r.get('pin_fk_frames')]
     if not measured:
         return

@@ -1,4 +1,19 @@
-"""Loads robots into a running container through its LoadNode service, timing each answer.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Loads robots into a running container through its LoadNode service, timing each answer.
 
 Run as ``python -m urdf_state_py.tools.bench.fleet_loader CONTAINER`` (e.g.
 ``/urdf_state_container``) with a loopback environment. JSON lines, as the other
@@ -21,8 +36,8 @@ from .driver import emit
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     ensure_loopback()
-    import rclpy
     from composition_interfaces.srv import LoadNode
+    import rclpy
     from rclpy.parameter import Parameter
 
     rclpy.init(args=['--ros-args', '--disable-rosout-logs'])

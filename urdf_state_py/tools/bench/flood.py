@@ -1,4 +1,19 @@
-"""A flood of JointStates: does the node stay responsive, bounded and quick to recover?
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A flood of JointStates: does the node stay responsive, bounded and quick to recover?
 
 Several driver processes publish one pre-serialised JointState (stamp patched)
 at a high total rate (default 24,000 per second; 0: as fast as they can, which
@@ -16,10 +31,10 @@ after the flood.
 
 from __future__ import annotations
 
+from pathlib import Path
 import threading
 import time
 import uuid
-from pathlib import Path
 
 from .common import ensure_loopback, log, median, table
 from .e2e import model_spec
@@ -33,8 +48,8 @@ class ParameterProbe:
     """GetParameters against the node, from a context of its own in this process."""
 
     def __init__(self, node_name: str = '/urdf_state') -> None:
-        import rclpy
         from rcl_interfaces.srv import GetParameters
+        import rclpy
         from rclpy.executors import SingleThreadedExecutor
         ensure_loopback()
         self._rclpy = rclpy
@@ -68,8 +83,10 @@ class ParameterProbe:
 def run_flood(urdf: str, executor: str, env: dict, log_dir: Path, seconds: float = 20.0,
               publishers: int = 3, rate: float = 24000.0, after: float = 5.0,
               timeout: float = 10.0, tag: str = 'flood') -> dict:
-    """One flood against a fresh node (``executor`` as :func:`procs.start_node`);
-    ``rate``: JointStates per second, all publishers together (0: flat out)."""
+    """
+    One flood against a fresh node (``executor`` as :func:`procs.start_node`);
+    ``rate``: JointStates per second, all publishers together (0: flat out).
+    """
     js_spec, _ = model_spec(urdf)
     js_spec = dict(js_spec, raw=True)
     node = sink = probe = None

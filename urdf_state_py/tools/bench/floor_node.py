@@ -1,4 +1,19 @@
-"""The I/O floor of the node: the same JointState -> /tf loop with no work in between.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The I/O floor of the node: the same JointState -> /tf loop with no work in between.
 
 ``python -m urdf_state_py.tools.bench.floor_node SPEC.json [--c] --ros-args ...``
 (SPEC: the ``tf`` spec of :func:`urdf_state_py.tools.bench.e2e.model_spec`).
@@ -27,7 +42,7 @@ from .driver import RawTfSource
 
 
 def _module():
-    """The extension, also with URDF_STATE_NATIVE=off (that switches the node only)."""
+    """Return the extension, also with URDF_STATE_NATIVE=off (that switches the node only)."""
     from urdf_state_py.node.tf_path import native
 
     found = native.loadable()
@@ -37,7 +52,7 @@ def _module():
 
 
 def _c_floor_path(hot_path_cls):
-    """A HotPath whose thread runs the native ``floor_run`` instead of the loop."""
+    """Return a HotPath whose thread runs the native ``floor_run`` instead of the loop."""
     module = _module()
 
     class CFloorPath(hot_path_cls):
@@ -57,9 +72,9 @@ def _c_floor_path(hot_path_cls):
 
 
 def _floor_node(spec: dict, c_floor: bool = False):
-    """The floor as an rclpy Node (imports deferred: rclpy must be initialised first)."""
+    """Return the floor as an rclpy Node (imports deferred: rclpy must be initialised first)."""
     from rclpy.node import Node
-    from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+    from rclpy.qos import HistoryPolicy, qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import JointState
     from tf2_msgs.msg import TFMessage
     from urdf_state_py.node.tf_path.hot_path import HotPath, MessageErrors

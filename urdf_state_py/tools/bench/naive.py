@@ -1,4 +1,19 @@
-"""The naive baseline: urdf_parser_py + a per-joint numpy loop.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The naive baseline: urdf_parser_py + a per-joint numpy loop.
 
 What a careful newcomer would write in an afternoon: parse with
 urdf_parser_py, precompute each joint's static origin as a 4x4 (that part is
@@ -15,7 +30,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from urdf_state_py.core.model import topological_order
 
 
@@ -33,7 +47,7 @@ def _rpy_matrix(rpy) -> np.ndarray:
 
 
 def _kinematic_only(urdf: str) -> str:
-    """The URDF without visual/collision/inertial/material/gazebo/transmission elements."""
+    """Return the URDF without visual/collision/inertial/material/gazebo/transmission elements."""
     import xml.etree.ElementTree as ET
     root = ET.fromstring(urdf)
     for parent in [root] + list(root):
@@ -85,7 +99,8 @@ class NaiveFK:
         return values
 
     def link_poses(self, q: dict[str, float], mimic: bool = True) -> dict[str, np.ndarray]:
-        """``q``: joint name -> position for the active joints. Returns link name -> 4x4.
+        """
+        ``q``: joint name -> position for the active joints. Returns link name -> 4x4.
 
         ``mimic=False``: take mimic joints' values from ``q`` too (cross-checks).
         """

@@ -1,9 +1,24 @@
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
 """Child processes speaking JSON lines, plus the node launcher."""
 
 from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 import queue
 import signal
 import subprocess
@@ -11,7 +26,6 @@ import sys
 import tempfile
 import threading
 import time
-from pathlib import Path
 
 import psutil
 
@@ -82,7 +96,8 @@ class Proc:
         return self.wait_event(name, timeout)
 
     def cpu(self) -> float:
-        """CPU seconds (user + system, all threads) of the process so far.
+        """
+        CPU seconds (user + system, all threads) of the process so far.
 
         Summed from ``/proc/PID/task/*/schedstat`` (nanosecond resolution) where
         available; psutil's ``cpu_times`` (clock ticks, 10 ms) otherwise: at
@@ -158,7 +173,7 @@ def _schedstat_s(pid: int) -> float | None:
 
 
 def params_yaml(params: dict) -> str:
-    """A ROS 2 params file for any node name; strings as literal blocks (URDF-safe)."""
+    """Return a ROS 2 params file for any node name; strings as literal blocks (URDF-safe)."""
     lines = ['/**:', '  ros__parameters:']
     for key, value in params.items():
         if isinstance(value, str) and '\n' in value:
@@ -178,11 +193,13 @@ PYTHON_HOT_PATH = ('pyhot',)
 
 def start_node(urdf: str, executor: str, env: dict, log_dir: Path, tag: str,
                command: list[str] | None = None, extra: dict | None = None) -> Proc:
-    """The project's node through its real entry point, ``python -m urdf_state_py.node``
+    """
+    Return the project's node through its real entry point, ``python -m urdf_state_py.node``
     (or ``command``, e.g. the script ``ros2 run`` runs), with ``URDF_STATE_EXECUTOR``
     set from ``executor`` (see :data:`EXECUTORS`; ``pyhot``: the default executor with
     ``URDF_STATE_NATIVE=off``); under cProfile
-    (:mod:`urdf_state_py.tools.bench.node_runner`) when the environment asks for it."""
+    (:mod:`urdf_state_py.tools.bench.node_runner`) when the environment asks for it.
+    """
     params = {'robot_description': urdf, 'publish_frequency': 0.0, 'ignore_timestamp': True,
               **(extra or {})}   # extra: e.g. source_list (see user_run.source_specs)
     fd, path = tempfile.mkstemp(prefix=f'bench_params_{tag}_', suffix='.yaml', dir=log_dir)

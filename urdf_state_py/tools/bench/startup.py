@@ -1,4 +1,19 @@
-"""Benchmark: the node's start-up as a client sees it from another process.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Benchmark: the node's start-up as a client sees it from another process.
 
 ``python -m urdf_state_py.tools.bench.startup [--model PATH] [--trials 10]``
 
@@ -32,13 +47,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from pathlib import Path
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from pathlib import Path
 
 from .common import ensure_loopback, loopback_env, print_medians
 

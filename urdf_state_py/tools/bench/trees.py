@@ -1,4 +1,19 @@
-"""Robots for the benchmark: corpus files and seeded generated trees.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Robots for the benchmark: corpus files and seeded generated trees.
 
 Every robot is handed to the measured code as a URDF *string* and loaded
 through the project's parser, so generated trees go down the same path as the
@@ -16,11 +31,11 @@ Robot specs (``--robots``):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import math
 import os
-import random
-from dataclasses import dataclass
 from pathlib import Path
+import random
 from xml.sax.saxutils import quoteattr
 
 CORPUS = {
@@ -117,7 +132,8 @@ def _unit(rng: random.Random) -> tuple[float, float, float]:
 
 
 def random_tree_urdf(n_links: int, seed: int = TREE_SEED) -> str:
-    """A seeded random tree of ``n_links`` links (``n_links - 1`` joints).
+    """
+    Return a seeded random tree of ``n_links`` links (``n_links - 1`` joints).
 
     Parents are drawn mostly among the last few links (long chains, like real
     robots) and sometimes anywhere (branching). Joint mix: 45 % revolute,
@@ -152,7 +168,8 @@ def random_tree_urdf(n_links: int, seed: int = TREE_SEED) -> str:
 
 
 def humanoid_urdf(seed: int = TREE_SEED) -> str:
-    """A deterministic Romeo-sized humanoid: 60 links, ~45 movable joints, mimic fingers.
+    """
+    Return a deterministic Romeo-sized humanoid: 60 links, ~45 movable joints, mimic fingers.
 
     pelvis -> 2 legs (6 revolute + sole) -> torso (2) -> head (2 + 2 cameras)
     -> 2 arms (7 revolute) -> hands (wrist + 4 fingers x 2 phalanges, the distal

@@ -1,4 +1,19 @@
-"""End to end as a user measures it: what the node costs while it runs, whole process.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+End to end as a user measures it: what the node costs while it runs, whole process.
 
 The protocol of the independent measurement of 2026-11-30 (docs/benchmarks.md), for
 each run:
@@ -29,10 +44,10 @@ not short windows: see the README (benchmark, "what a user pays").
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import sys
 import sysconfig
 import time
-from pathlib import Path
 
 from .common import log, median, table
 from .e2e import _drain, model_spec, rate_label, warm_up
@@ -49,7 +64,7 @@ def ros2_run_command(executable: str = 'urdf_state') -> list[str] | None:
 
 
 def proc_stat_cpu_s(pid: int) -> float:
-    """utime + stime of a process (all its threads, exited ones too), in seconds."""
+    """Utime + stime of a process (all its threads, exited ones too), in seconds."""
     import os
     with open(f'/proc/{pid}/stat', encoding='ascii') as f:
         fields = f.read().rsplit(')', 1)[1].split()
@@ -57,8 +72,10 @@ def proc_stat_cpu_s(pid: int) -> float:
 
 
 def start_floor(tf_spec: dict, env: dict, log_dir: Path, tag: str, c_floor: bool = False) -> Proc:
-    """:mod:`.floor_node` for the robot of ``tf_spec`` (stopped with SIGINT, as the node);
-    ``c_floor``: its C loop (executor ``cfloor``)."""
+    """
+    :mod:`.floor_node` for the robot of ``tf_spec`` (stopped with SIGINT, as the node);
+    ``c_floor``: its C loop (executor ``cfloor``).
+    """
     path = log_dir / f'floor_{tag}.json'
     path.write_text(json.dumps(tf_spec), encoding='utf-8')
     return Proc(f'floor_{tag}', [sys.executable, '-m', 'urdf_state_py.tools.bench.floor_node',
@@ -68,7 +85,8 @@ def start_floor(tf_spec: dict, env: dict, log_dir: Path, tag: str, c_floor: bool
 
 
 def source_specs(js_spec: dict, sources: int) -> tuple[list[dict], dict]:
-    """The driver specs and the node's extra parameters for ``sources`` joint state sources.
+    """
+    Return the driver specs and the node's extra parameters for ``sources`` joint state sources.
 
     1: today's single ``joint_states`` publisher, no extra parameter. More: the
     joints split into that many groups, each published on its own topic
@@ -87,7 +105,8 @@ def source_specs(js_spec: dict, sources: int) -> tuple[list[dict], dict]:
 
 def one_run(robot, executor: str, rate: float, duration: float, warmup: float, env: dict,
             log_dir: Path, tag: str, sources: int = 1) -> dict:
-    """Fresh node + sink + driver(s); one warm-up and one measured window.
+    """
+    Fresh node + sink + driver(s); one warm-up and one measured window.
 
     ``sources`` > 1: that many drivers on their own topics, each at ``rate / sources``
     (the node's input rate stays ``rate``), merged by the node (see :func:`source_specs`).
@@ -111,8 +130,10 @@ def one_run(robot, executor: str, rate: float, duration: float, warmup: float, e
 
 def measure(node: Proc, sink: Proc, drivers: list[Proc], rate: float, duration: float,
             warmup: float) -> dict:
-    """One warm-up and one measured window of ``drivers`` (``rate`` Hz in all) feeding
-    ``node`` (a process serving /tf), ``sink`` recording; the figures of the window."""
+    """
+    One warm-up and one measured window of ``drivers`` (``rate`` Hz in all) feeding
+    ``node`` (a process serving /tf), ``sink`` recording; the figures of the window.
+    """
     for driver in drivers:
         driver.wait_event('ready', 60.0)
         warm_up(driver, sink)
@@ -211,8 +232,10 @@ def print_table(results: list[dict], runs: int, duration: float, warmup: float,
 
 
 def print_sources_table(single: list[dict], merged: list[dict]) -> None:
-    """Node CPU per update with one source (joint_states) beside N sources (source_list,
-    /joint_states published too), same robot, executor and input rate."""
+    """
+    Node CPU per update with one source (joint_states) beside N sources (source_list,
+    /joint_states published too), same robot, executor and input rate.
+    """
     rows = []
     for m in merged:
         s = next((r for r in single if (r['robot'], r['executor'], r['rate']) ==
@@ -234,10 +257,12 @@ H1_2_VS_TALOS = 1.1
 
 
 def floor_targets(results: list[dict], rate: float) -> list[list[str]]:
-    """``[target, limit, measured, PASS|FAIL]`` rows from this run's own figures: TALOS
+    """
+    ``[target, limit, measured, PASS|FAIL]`` rows from this run's own figures: TALOS
     against the C floor measured beside it (CPU per update and p99 latency at ``rate``,
     the highest rate from the flat-out runs), nothing lost, H1_2 against TALOS. A row
-    whose figures this run lacks is left out."""
+    whose figures this run lacks is left out.
+    """
     def find(robot, executor, at):
         return next((r for r in results if (r['robot'], r['executor'], r['rate']) ==
                      (robot, executor, at)), None)

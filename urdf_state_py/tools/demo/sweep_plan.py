@@ -1,4 +1,19 @@
-"""What the joint sweeper publishes: every active variable of a model on its own sinusoid.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What the joint sweeper publishes: every active variable of a model on its own sinusoid.
 
 :class:`SweepPlan` turns a model into the list of variables to publish and
 their values at a time ``t``; :mod:`urdf_state_py.tools.demo.sweep` is the ROS node that
@@ -19,8 +34,8 @@ state publisher.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+import math
 
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.transforms import rpy_to_quaternion
@@ -66,7 +81,8 @@ class _Floating:
 
 
 class SweepPlan:
-    """Which variables to publish and how each one moves; no ROS involved.
+    """
+    Which variables to publish and how each one moves; no ROS involved.
 
     ``names`` are the active (non-mimic) variables of ``model`` in its
     topological order (MoveIt names for planar/floating joints);
@@ -130,7 +146,8 @@ class SweepPlan:
 
 
 def _follower_bounds(model: Model) -> dict[str, tuple[float, float]]:
-    """Per driving joint: the values that keep its bounded mimic followers within limits.
+    """
+    Per driving joint: the values that keep its bounded mimic followers within limits.
 
     A follower ``f = multiplier * x + offset`` bounded by [lo, hi] allows ``x``
     in [(lo - offset) / m, (hi - offset) / m] (swapped for m < 0); the

@@ -1,4 +1,19 @@
-"""The ``ros2 urdf`` verbs: one class per :data:`urdf_state_py.tools.cli.COMMANDS` entry.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ``ros2 urdf`` verbs: one class per :data:`urdf_state_py.tools.cli.COMMANDS` entry.
 
 Each verb is the CLI command of the same name -- its arguments, its code and
 its exit statuses (0 ok, 1 invalid description or node not found, 2 usage) --
@@ -10,11 +25,12 @@ from __future__ import annotations
 
 import argparse
 
-from urdf_state_py.tools.cli import COMMANDS, Command, run_command
+from urdf_state_py.tools.cli import Command, COMMANDS, run_command
 
 
 class VerbExtension:
-    """The extension point of ``ros2 urdf`` verbs (``urdf_state_py.verb`` entry points).
+    """
+    The extension point of ``ros2 urdf`` verbs (``urdf_state_py.verb`` entry points).
 
     A verb defines ``command`` (a :class:`~urdf_state_py.tools.cli.Command`);
     ``NAME`` is set by ros2cli to the entry point's name.

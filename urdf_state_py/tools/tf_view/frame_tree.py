@@ -1,4 +1,19 @@
-"""The TF frame forest rebuilt from received transforms (no ROS).
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The TF frame forest rebuilt from received transforms (no ROS).
 
 :class:`FrameTree` keeps the latest transform per child frame, as tf2 does,
 and answers what the TF viewer shows: roots, depths, root-relative poses and
@@ -9,12 +24,11 @@ so it can be tested without ROS.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+import time
 
 import numpy as np
-
 from urdf_state_py.core.transforms import compose_poses, normalize_quaternion
 
 __all__ = ['Edge', 'FrameTree', 'MOVING_MARK', 'STATIC_MARK', 'pick_frames']
@@ -41,7 +55,8 @@ class Edge:
 
 
 class FrameTree:
-    """Latest transform per child frame, and the frame forest they compose.
+    """
+    Latest transform per child frame, and the frame forest they compose.
 
     Frame ids are normalised (a leading ``/`` is dropped, as tf2 does). A
     child that later arrives with another parent is re-parented (latest
@@ -103,7 +118,7 @@ class FrameTree:
         return chain
 
     def depth(self, frame: str) -> int:
-        """Number of transforms between ``frame`` and its root."""
+        """Return number of transforms between ``frame`` and its root."""
         return len(self._ancestors(frame))
 
     def roots(self) -> list[str]:
@@ -134,7 +149,7 @@ class FrameTree:
         return sorted(f for f in self.frames if f not in kids)
 
     def is_static(self, frame: str) -> bool | None:
-        """None for roots (no transform of their own)."""
+        """Return None for roots (no transform of their own)."""
         edge = self.edges.get(frame)
         return None if edge is None else edge.static
 
@@ -178,7 +193,8 @@ class FrameTree:
         return [f'{prefix}{frame} {self.mark(frame)}'.rstrip() for frame, prefix, _, _ in self._walk()]
 
     def compact_lines(self, width: int = 100) -> list[str]:
-        """Chains of only children joined on one line: ``a > b > c``, wrapped at ``width``.
+        """
+        Chains of only children joined on one line: ``a > b > c``, wrapped at ``width``.
 
         Each line starts at a frame with siblings (or a root) and is indented
         by its branching depth, so a humanoid fits a normal terminal.
@@ -216,7 +232,8 @@ class FrameTree:
 
 
 def pick_frames(tree: FrameTree, count: int = 6) -> list[str]:
-    """Leaves with the deepest chains, at most ``count``, spread over the tree.
+    """
+    Leaves with the deepest chains, at most ``count``, spread over the tree.
 
     Deepest first; a first pass over the leaves at least a third as deep as the
     deepest takes at most one leaf per branch (grandparent frame), so a hand's

@@ -1,4 +1,19 @@
-"""What the TF viewer prints: message rates, the screen text and the closing summary (no ROS).
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+What the TF viewer prints: message rates, the screen text and the closing summary (no ROS).
 
 :func:`render` lays out one screen from a :class:`~urdf_state_py.tools.tf_view.frame_tree.FrameTree`
 and the :class:`Stats` counted by the viewer; :func:`summary` is the closing
@@ -8,16 +23,17 @@ pipe. Kept apart from the ROS node so the output can be tested without ROS.
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 import os
 import shutil
 import sys
 import time
-from collections import deque
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
-from .frame_tree import MOVING_MARK, STATIC_MARK, FrameTree, pick_frames
 from urdf_state_py.core.transforms import quaternion_to_rpy
+
+from .frame_tree import FrameTree, MOVING_MARK, pick_frames, STATIC_MARK
 
 __all__ = ['RateMeter', 'Screen', 'Stats', 'render', 'summary']
 
@@ -77,7 +93,8 @@ def render(tree: FrameTree, stats: Stats, *, watch: Sequence[str] | None = None,
            expected: Iterable[str] | None = None, title: str = '', now: float | None = None,
            tree_mode: str = 'full', width: int = 100, max_missing: int = 8,
            max_lines: int | None = None) -> str:
-    """The whole screen as a string (no ANSI codes).
+    """
+    Return the whole screen as a string (no ANSI codes).
 
     ``watch``: frames whose root-relative pose is shown (default
     :func:`pick_frames`). ``expected``: frame ids that should exist (e.g. a
@@ -120,7 +137,7 @@ def render(tree: FrameTree, stats: Stats, *, watch: Sequence[str] | None = None,
         poses.append('')
         name_w = max(len(f) for f in watch)
         poses.append(f'{"frame":<{name_w}}  {"rel. to":<10} {"x":>7} {"y":>7} {"z":>7}   '
-                         f'{"roll":>7} {"pitch":>7} {"yaw":>7}')
+                     f'{"roll":>7} {"pitch":>7} {"yaw":>7}')
         for f in watch:
             if f not in frames:
                 poses.append(f'{f:<{name_w}}  (not received)')
@@ -128,8 +145,8 @@ def render(tree: FrameTree, stats: Stats, *, watch: Sequence[str] | None = None,
             root, xyz, q = tree.pose(f)
             rpy = quaternion_to_rpy(q).tolist()
             poses.append(f'{f:<{name_w}}  {root[:10]:<10} '
-                             + ' '.join(f'{_fmt(v):>7}' for v in xyz)
-                             + '   ' + ' '.join(f'{_fmt(v):>7}' for v in rpy))
+                         + ' '.join(f'{_fmt(v):>7}' for v in xyz)
+                         + '   ' + ' '.join(f'{_fmt(v):>7}' for v in rpy))
     if tree_part and max_lines is not None:
         header = sum(line.count('\n') + 1 for line in out)
         budget = max_lines - header - len(poses) - 1
@@ -148,7 +165,7 @@ def render(tree: FrameTree, stats: Stats, *, watch: Sequence[str] | None = None,
 
 def summary(tree: FrameTree, expected: Sequence[str] | None, stats: Stats,
             elapsed: float, max_missing: int = 12) -> tuple[str, bool]:
-    """The closing text and whether every expected frame arrived."""
+    """Return the closing text and whether every expected frame arrived."""
     frames = tree.frames
     lines = [f'tf_view: {len(frames)} frames, {stats.tf_messages.total} /tf messages '
              f'({stats.tf_transforms.total} transforms), {stats.static_transforms} static '
@@ -168,7 +185,8 @@ def summary(tree: FrameTree, expected: Sequence[str] | None, stats: Stats,
 
 
 class Screen:
-    """Where the viewer's text goes: redrawn in place on a terminal, appended otherwise.
+    """
+    Where the viewer's text goes: redrawn in place on a terminal, appended otherwise.
 
     ANSI redraws only make sense on a real terminal; piped output (the demo's
     tests, a log file) gets plain screens separated by a rule instead.

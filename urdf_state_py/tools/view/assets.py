@@ -1,4 +1,19 @@
-"""Where the page and its JavaScript libraries are, and the URL of each file the server gives out.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Where the page and its JavaScript libraries are, and the URL of each file the server gives out.
 
 The page is in ``web/`` of a source tree (this repository, an editable
 install, colcon ``--symlink-install``) or in ``share/urdf_state_py/web`` of an
@@ -16,15 +31,15 @@ page's Content-Security-Policy, which allows scripts from this server only.
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
 import hashlib
 import json
+from pathlib import Path
 import re
 import sys
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TextIO
 
-from .npm_install import COMMAND, InstallError, default_dir, install, installed_pins, pins
+from .npm_install import COMMAND, default_dir, install, installed_pins, InstallError, pins
 
 __all__ = ['WebAssets', 'AssetsMissing', 'find_assets', 'install_assets', 'load_assets']
 
@@ -73,7 +88,7 @@ def _check_installed(page: Path, libraries: Path) -> None:
 
 
 def load_assets(page: Path, libraries: Path) -> WebAssets:
-    """The assets of one layout; raises :class:`AssetsMissing` naming a missing file."""
+    """Return the assets of one layout; raises :class:`AssetsMissing` naming a missing file."""
     listed = json.loads((page / 'assets.json').read_text(encoding='utf-8'))['libraries']
     files = {'/': page / 'index.html'}
     files.update({f'/app/{p.name}': p for p in sorted(page.iterdir())

@@ -1,4 +1,19 @@
-"""A robot description made ready for the page: its model, and its URDF with served mesh URLs.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+A robot description made ready for the page: its model, and its URDF with served mesh URLs.
 
 The page never sees the description's own mesh URIs. Each ``<mesh filename>``
 and ``<texture filename>`` is resolved (:class:`~.resolver.Resolver`): an
@@ -24,7 +39,7 @@ from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.parsers import load_model
 from urdf_state_py.core.parsers._xml import read_tree
 
-from .resolver import IMAGE_EXTENSIONS, MESH_EXTENSIONS, Allowed, Refused, Resolver
+from .resolver import Allowed, IMAGE_EXTENSIONS, MESH_EXTENSIONS, Refused, Resolver
 
 __all__ = ['Prepared', 'prepare', 'MAX_DESCRIPTION_CHARS', 'MAX_LINKS', 'MAX_REFERENCES']
 
@@ -53,7 +68,7 @@ class Prepared:
     error: str = ''
 
     def summary(self) -> dict:
-        """The JSON the page reads (everything but the file table)."""
+        """Return the JSON the page reads (everything but the file table)."""
         return {'version': self.version, 'robot': self.robot, 'root': self.root,
                 'links': [list(pair) for pair in self.links], 'urdf': self.urdf,
                 'meshes': {'referenced': self.referenced, 'served': len(self.files),
@@ -63,9 +78,11 @@ class Prepared:
 
 
 class _Rewriter:
-    """Resolves ``filename`` attributes in place: each URI once, at most
+    """
+    Resolves ``filename`` attributes in place: each URI once, at most
     :data:`MAX_REFERENCES` of them, every refusal counted and the first
-    :data:`MAX_LISTED_REFUSALS` kept with their reason."""
+    :data:`MAX_LISTED_REFUSALS` kept with their reason.
+    """
 
     def __init__(self, resolver: Resolver) -> None:
         self._resolver = resolver
@@ -127,7 +144,8 @@ def prepare(text: str, resolver: Resolver, version: int) -> Prepared:
 
 
 def _rewrite_meshes(root: Element, rewriter: _Rewriter) -> int:
-    """Point every visual mesh at its URL or drop the visual; returns the references seen.
+    """
+    Point every visual mesh at its URL or drop the visual; returns the references seen.
 
     Everything else in a link (collisions, inertial) goes: the page draws visuals only.
     """

@@ -1,4 +1,19 @@
-"""``view --install-assets``: the 3D view's JavaScript libraries from npm, pinned and hash-checked.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+``view --install-assets``: the 3D view's JavaScript libraries from npm, pinned and hash-checked.
 
 The package's build never fetches anything (a build farm has no network), so
 three.js and urdf-loader are installed by this explicit step instead, into a
@@ -20,17 +35,17 @@ folder of the user's (``$URDF_STATE_WEB_LIB``, else
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 import hashlib
 import io
 import json
 import os
+from pathlib import Path
 import shutil
 import subprocess
 import tarfile
 import tempfile
 import urllib.request
-from collections.abc import Callable
-from pathlib import Path
 
 __all__ = ['InstallError', 'Pin', 'default_dir', 'install', 'installed_pins', 'pins',
            'INSTALLED', 'COMMAND']
@@ -70,7 +85,7 @@ def lockfile(page: Path) -> Path:
 
 
 def pins(page: Path) -> dict[str, Pin]:
-    """library -> (version, integrity) for every library web/assets.json lists."""
+    """Library -> (version, integrity) for every library web/assets.json lists."""
     listed = json.loads((page / 'assets.json').read_text(encoding='utf-8'))['libraries']
     locked = json.loads(lockfile(page).read_text(encoding='utf-8'))['packages']
     found = {}
@@ -93,7 +108,7 @@ def installed_pins(folder: Path) -> dict[str, Pin] | None:
 
 
 def npm_pack(library: str, version: str) -> bytes:
-    """The tarball of ``library@version`` through npm (its cache, registry, proxy)."""
+    """Return the tarball of ``library@version`` through npm (its cache, registry, proxy)."""
     npm = shutil.which('npm')
     if npm is None:
         return download(library, version)

@@ -1,4 +1,19 @@
-"""Which files the 3D view may serve: a description's mesh and texture URIs checked against an allow-list.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Which files the 3D view may serve: a description's mesh and texture URIs checked against an allow-list.
 
 The description arrives over DDS, where anyone may publish: its "meshes" may
 be ``file:///etc/passwd``, ``/proc/self/environ``, ``package://pkg/../../..``
@@ -22,12 +37,12 @@ its table (see :mod:`.served_files`), never a path built from the request.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 import os
 import posixpath
 import re
 import stat
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from urllib.parse import quote, unquote, urlsplit
 
 __all__ = ['Allowed', 'Refused', 'Resolver', 'MESH_EXTENSIONS', 'IMAGE_EXTENSIONS',
@@ -45,8 +60,10 @@ _SCHEME = re.compile(r'([A-Za-z][A-Za-z0-9+.-]*):')
 
 @dataclass(frozen=True)
 class Allowed:
-    """A file the view may serve: ``url`` as the browser asks for it (decoded), ``href``
-    as written into the page's URDF (percent-encoded), ``path`` the file's real path."""
+    """
+    A file the view may serve: ``url`` as the browser asks for it (decoded), ``href``
+    as written into the page's URDF (percent-encoded), ``path`` the file's real path.
+    """
 
     url: str
     href: str
@@ -71,7 +88,8 @@ def _real_dirs(named: Mapping[str, str]) -> dict[str, str]:
 
 
 class Resolver:
-    """Maps mesh and texture URIs to :class:`Allowed` files or :class:`Refused` reasons.
+    """
+    Maps mesh and texture URIs to :class:`Allowed` files or :class:`Refused` reasons.
 
     ``packages``: package name -> folder (``--package-path`` entries before
     the ament index's, which only fill in names not given); ``allow_dirs``:
@@ -121,7 +139,7 @@ class Resolver:
         return self.check(candidate, extensions)
 
     def check(self, candidate: str, extensions: frozenset[str]) -> Allowed | Refused:
-        """The file at path ``candidate`` as :class:`Allowed`, if every rule holds."""
+        """Return the file at path ``candidate`` as :class:`Allowed`, if every rule holds."""
         if os.path.splitext(candidate)[1].lower() not in extensions:
             return Refused(f"not a {'/'.join(sorted(e[1:] for e in extensions))} file")
         real = os.path.realpath(candidate)

@@ -1,4 +1,19 @@
-"""The table of files the view serves for the current description, and how one is opened.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The table of files the view serves for the current description, and how one is opened.
 
 A request is answered from this table only: its (decoded) URL path must be a
 key, so ``..``, ``%2e%2e``, ``%252e``, absolute paths and unreferenced files
@@ -10,17 +25,17 @@ asks for them only after reading the file, so they are in the table by then.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 import mmap
 import os
 import posixpath
 import re
 import stat
 import threading
-from collections.abc import Mapping
 from typing import BinaryIO
 from urllib.parse import unquote
 
-from .resolver import IMAGE_EXTENSIONS, MAX_FILE_BYTES, Allowed, Resolver
+from .resolver import Allowed, IMAGE_EXTENSIONS, MAX_FILE_BYTES, Resolver
 
 __all__ = ['ServedFiles', 'open_served']
 
@@ -32,7 +47,8 @@ _IMAGE_REF = re.compile(rb'<(?:init_from|ref)>\s*([^<>\s][^<>]{0,1023}?)\s*</(?:
 
 
 def open_served(path: str) -> tuple[BinaryIO, int] | None:
-    """``(file, size)`` of ``path`` opened for reading, or None if it changed since it was checked.
+    """
+    ``(file, size)`` of ``path`` opened for reading, or None if it changed since it was checked.
 
     The table holds real paths, so a symlink there now (O_NOFOLLOW) or a file
     that grew past the limit or stopped being regular means something moved
@@ -50,7 +66,8 @@ def open_served(path: str) -> tuple[BinaryIO, int] | None:
 
 
 def collada_image_refs(path: str) -> list[str]:
-    """The image references of the COLLADA file at ``path`` (text between its tags, unchecked).
+    """
+    The image references of the COLLADA file at ``path`` (text between its tags, unchecked).
 
     A regular expression over the mapped file, not an XML parse: a 20 MB mesh
     costs milliseconds, and whatever it finds is only a candidate.
@@ -81,12 +98,13 @@ class ServedFiles:
         return len(self._files)
 
     def lookup(self, url: str) -> str | None:
-        """The real path for the decoded request path ``url``; None: not ours (404)."""
+        """Return the real path for the decoded request path ``url``; None: not ours (404)."""
         with self._lock:
             return self._files.get(url)
 
     def add_collada_images(self, url: str, path: str) -> None:
-        """Allow the images the COLLADA file ``url`` names, as the browser will ask for them.
+        """
+        Allow the images the COLLADA file ``url`` names, as the browser will ask for them.
 
         An image is added when it passes the resolver's checks (same allowed
         folders, image type, size) *and* the URL the browser computes from the

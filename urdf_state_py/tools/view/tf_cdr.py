@@ -1,4 +1,19 @@
-"""Reading tf2_msgs/TFMessage straight from its CDR bytes, fast enough for 1 kHz /tf.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Reading tf2_msgs/TFMessage straight from its CDR bytes, fast enough for 1 kHz /tf.
 
 rclpy's own deserialisation builds ~10 Python objects per transform: for
 TALOS's /tf (44 transforms a message) at 1 kHz it took a whole core and still
@@ -22,8 +37,8 @@ payload before it is used, and what cannot be read raises
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
+import struct
 
 import numpy as np
 
@@ -45,7 +60,8 @@ class MalformedTf(ValueError):
 
 @dataclass(frozen=True, eq=False)
 class TfLayout:
-    """Where one message's numbers are, and what the bytes around them must be.
+    """
+    Where one message's numbers are, and what the bytes around them must be.
 
     ``parents``/``children``: the frame ids of each transform (a leading ``/``
     removed, as tf2 does); ``mask``: 0xFF on every byte a message of this
@@ -147,7 +163,7 @@ def decode_layout(data: bytes) -> TfLayout:
 
 
 def _spans(starts: list[int], length: int) -> np.ndarray:
-    """The byte positions of ``length`` bytes from each of ``starts``, in order."""
+    """Return the byte positions of ``length`` bytes from each of ``starts``, in order."""
     if not starts:
         return np.zeros(0, np.intp)
     return (np.asarray(starts, np.intp)[:, None] + np.arange(length)).ravel()

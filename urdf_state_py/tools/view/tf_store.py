@@ -1,4 +1,19 @@
-"""The latest transform of every TF frame: /tf at any rate in, a few dozen snapshots a second out.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The latest transform of every TF frame: /tf at any rate in, a few dozen snapshots a second out.
 
 /tf may come at 1 kHz (TALOS: 44 transforms a message) while a browser draws
 at most 60 frames a second, so the view keeps only the newest transform per
