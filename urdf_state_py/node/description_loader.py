@@ -55,7 +55,7 @@ from typing import Any
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Model
-from urdf_state_py.core.parsers.isolated import RECYCLE_BYTES, ParseLimits
+from urdf_state_py.core.parsers.isolated import ParseLimits, RECYCLE_BYTES
 from urdf_state_py.core.parsers.parser_pool import ParserPool
 from urdf_state_py.core.parsers.semantic_parsers import SEMANTIC_REQUEST
 from urdf_state_py.core.parsers.srdf import Semantic
