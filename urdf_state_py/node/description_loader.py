@@ -26,7 +26,12 @@ Loading robot descriptions for the node: under which policy, in which process, w
   (:class:`~urdf_state_py.core.parsers.isolated.IsolatedParser`, one of the
   process's :class:`~urdf_state_py.core.parsers.parser_pool.ParserPool`) killed after
   ``description.timeout`` s, limited to ``description.max_memory_mb``, with the
-  description and its expansion limited to ``description.max_bytes``.
+  description and its expansion limited to ``description.max_bytes`` -- except a
+  trusted plain URDF of at most 1 MB (:meth:`DescriptionLoader.parses_here`): the
+  operator's, read by this package's own URDF parser, which runs no code, expands
+  no entity and takes time and memory in proportion to the text. It is parsed in
+  the node's process, as robot_state_publisher does, so the start-up model does
+  not wait for a parser process to start.
 * **Threads**: nothing here runs on the executor that publishes TF. A
   SetParameters is processed on the parameter services' own thread (see
   :mod:`.param_services`); a description from the topic is loaded on this
@@ -50,10 +55,11 @@ from typing import Any
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Model
-from urdf_state_py.core.parsers.isolated import ParseLimits
+from urdf_state_py.core.parsers.isolated import ParseLimits, RECYCLE_BYTES
 from urdf_state_py.core.parsers.parser_pool import ParserPool
 from urdf_state_py.core.parsers.semantic_parsers import SEMANTIC_REQUEST
 from urdf_state_py.core.parsers.srdf import Semantic
+from urdf_state_py.core.parsers.urdf_xml import UrdfXmlParser
 from urdf_state_py.core.parsers.xacro_sandbox import POLICIES, RESTRICTED, TRUSTED
 
 from .params import ParamSpec
@@ -176,6 +182,19 @@ class DescriptionLoader:
         """
         self._parser.wait_ready()
 
+    def parses_here(self, source: Source, parser: str) -> bool:
+        """Whether ``source`` (``parser``: the setting, 'auto' or a name) is parsed in this
+        process rather than in a parser process: a trusted plain URDF of at most 1 MB (and
+        ``description.max_bytes``) read by :class:`UrdfXmlParser` (see the module docstring)."""
+        if not source.trusted or len(source.text) > min(RECYCLE_BYTES, self.limits.max_bytes):
+            return False
+        try:
+            name = self._registry.select(source.text) if parser == 'auto' else parser
+        except DescriptionError:   # no parser at all: the parser process says so
+            return False
+        return name in self._registry and type(self._registry.get(name)) is UrdfXmlParser \
+            and len(source.text.encode('utf-8')) <= min(RECYCLE_BYTES, self.limits.max_bytes)
+
     def policy(self, source: Source) -> str:
         """Return the xacro policy ``source`` is expanded under."""
         return TRUSTED if source.trusted or self.runtime_policy == TRUSTED else RESTRICTED
@@ -191,6 +210,10 @@ class DescriptionLoader:
         parser = cfg['parser']
         if parser == 'auto':
             parser = self._registry.select(source.text)   # cheap: scores only
+        if self.parses_here(source, parser):
+            model, published = self._registry.parse_published(source.text, parser,
+                                                              options_of(parser))
+            return self.assemble(source, published, parser, model, cfg)
         result = self._parser.parse(source.text, parser, options_of(parser),
                                     self.policy(source))
         return self.assemble(source, result.published, result.parser, result.model, cfg)

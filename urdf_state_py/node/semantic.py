@@ -35,17 +35,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 from std_msgs.msg import String
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers.srdf import check_semantic, Semantic
-from urdf_state_py.core.robot_model import group_state_positions, RobotModel
 
 from .params import ParamSpec
 from .qos import DESCRIPTION_QOS
+
+if TYPE_CHECKING:
+    from urdf_state_py.core.robot_model import RobotModel
 
 __all__ = ['SEMANTIC_PARAMETERS', 'SEMANTIC_TOPIC', 'SemanticInput', 'SemanticSetting',
            'apply_semantic', 'group_states_problem']
@@ -82,7 +84,15 @@ class SemanticSetting:
 
     def robot_model(self, model: Model) -> RobotModel:
         """MoveIt's model of ``model`` with this SRDF; DescriptionError naming a mismatch."""
+        from urdf_state_py.core.robot_model import RobotModel  # noqa: PLC0415 (see _group_states)
         return RobotModel(model, check_semantic(self.semantic, model))
+
+
+def _group_states(robot: RobotModel, names: Sequence[str]) -> dict[str, float]:
+    """:func:`~urdf_state_py.core.robot_model.group_state_positions`, imported on first
+    use: a node without an SRDF never builds MoveIt's model, nor imports it at start-up."""
+    from urdf_state_py.core.robot_model import group_state_positions  # noqa: PLC0415
+    return group_state_positions(robot, names)
 
 
 def apply_semantic(setting: SemanticSetting | None, parsed: Model,
@@ -105,10 +115,10 @@ def apply_semantic(setting: SemanticSetting | None, parsed: Model,
                      f'ignored: {err}')
         return frozenset()
     try:
-        values = group_state_positions(robot, group_states)
+        values = _group_states(robot, group_states)
     except DescriptionError as err:
         logger.error(f'initial_group_states not applied: {err}')
-        values = group_state_positions(robot, ())
+        values = _group_states(robot, ())
     for variable, value in values.items():
         if variable in variable_index:
             defaults[variable_index[variable]] = value
@@ -153,7 +163,7 @@ class SemanticInput:
             setting = SemanticSetting('parameter', self._loader.read_semantic(text))
         parsed = self._parsed()
         if setting is not None and parsed is not None:
-            group_state_positions(setting.robot_model(parsed), group_states)
+            _group_states(setting.robot_model(parsed), group_states)
         return setting
 
     def startup(self, text: str) -> SemanticSetting | None:

@@ -24,6 +24,7 @@ Parameters: see :data:`urdf_state_py.node.params.PARAMETERS` and the README.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -133,9 +134,14 @@ class UrdfStateNode(Node):
         self._loader.on_rejected = lambda kind, reason: self._health.reject_description(
             kind, f'robot_description: {reason}', self._now_ns())
         startup_text = '' if self._use_topic else cfg['robot_description']
-        # the start-up parse does not wait for a process to start, nor (trusted: its
-        # process is replaced after it) does the next one
-        self._loader.prestart(trusted_first=trusted_start and bool(startup_text.strip()))
+        # The start-up parse does not wait for a process to start (plain URDF: parsed
+        # here, the worker started after it so as not to compete for the CPU; else
+        # trusted: its process is replaced after it), nor does the next one.
+        startup = Source(startup_text, trusted=trusted_start)
+        here = bool(startup_text.strip()) and self._loader.parses_here(startup, cfg['parser'])
+        if not here or cfg['robot_description_semantic'].strip():
+            self._loader.prestart(trusted_first=trusted_start and bool(startup_text.strip())
+                                  and not here)
         self._semantic = SemanticInput(self, self._loader, self._guard,
                                        lambda: self._loaded and self._loaded.parsed,
                                        lambda: self._cfg['robot_description_semantic'],
@@ -151,6 +157,11 @@ class UrdfStateNode(Node):
         if not self._use_topic:
             self._description_pub = self.create_publisher(String, 'robot_description',
                                                           DESCRIPTION_QOS, event_callbacks=events)
+        # The start-up model goes out before the rest is built (the JointState input's
+        # native self-test among it): its /tf_static is what listeners wait for.
+        self._input: JointStateInput | None = None
+        self._load_start_up(startup, require_model)
+        self._loader.prestart()   # (started already unless the start-up parse was here)
         # joint_states -> /tf, on a thread of its own where possible (joint_state_input);
         # with source_list: the listed topics -> /tf and joint_states (sources).
         topics, warnings = source_topics(self, cfg['source_list'])
@@ -191,27 +202,8 @@ class UrdfStateNode(Node):
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self._parameter_services = None
 
-        # -- first model (the operator's: trusted) ----------------------------------
-        if self._use_topic:
-            self.get_logger().info(
-                f"Waiting for the robot description on topic '{self._description_topic()}'")
-        elif not startup_text.strip():
-            self.get_logger().warning(
-                "Parameter 'robot_description' is empty: waiting for a robot description "
-                f"(set it, e.g. ros2 param set {self.get_fully_qualified_name()} "
-                'robot_description "$(cat robot.urdf)")')
-        else:
-            # Ctrl-C while it parses (a large description takes seconds) ends the parse.
-            with self._lock, on_shutdown_signal(self._loader.cancel):
-                self._source = Source(startup_text, trusted=trusted_start)
-                try:
-                    self._install(self._build(self._source, cfg))
-                except DescriptionError as err:
-                    if not shutdown_requested():
-                        self._loader.rejected('the start-up parameter', err,
-                                              keeping=False, waiting=not require_model)
-                    if require_model:
-                        raise
+        if self._loaded is not None and cfg['publish_default_positions']:
+            self._publish_defaults(self._loaded)   # now that the JointState input exists
         self._input.start()
         if self._sources is not None:
             self._sources.start(cfg['rate'])
@@ -226,6 +218,30 @@ class UrdfStateNode(Node):
             self._parameter_services = ParameterServices(
                 self, self._guard, own_thread=not self._runtime.shared_executor)
             self._parameter_services.start()
+
+    def _load_start_up(self, startup: Source, require_model: bool) -> None:
+        """Load and announce the first model (the operator's: trusted), or say what the
+        node waits for."""
+        if self._use_topic:
+            self.get_logger().info(
+                f"Waiting for the robot description on topic '{self._description_topic()}'")
+        elif not startup.text.strip():
+            self.get_logger().warning(
+                "Parameter 'robot_description' is empty: waiting for a robot description "
+                f"(set it, e.g. ros2 param set {self.get_fully_qualified_name()} "
+                'robot_description "$(cat robot.urdf)")')
+        else:
+            # Ctrl-C while it parses (a large description takes seconds) ends the parse.
+            with self._lock, on_shutdown_signal(self._loader.cancel):
+                self._source = startup
+                try:
+                    self._install(self._build(self._source, self._cfg))
+                except DescriptionError as err:
+                    if not shutdown_requested():
+                        self._loader.rejected('the start-up parameter', err,
+                                              keeping=False, waiting=not require_model)
+                    if require_model:
+                        raise
 
     def destroy_node(self) -> None:
         """Stop the diagnostics' and joint_states' threads, the loader (a parse in progress
@@ -287,7 +303,8 @@ class UrdfStateNode(Node):
         """Replace the loaded model by ``loaded``, fully built, under the JointState lock
         (between two JointStates: no /tf mixes two models)."""
         self.get_logger().info(loaded.summary())
-        with self._input.lock:
+        # at start-up no JointState input exists yet: nothing to pause
+        with self._input.lock if self._input is not None else contextlib.nullcontext():
             self._health.new_model()
             old, self._loaded = self._loaded, loaded
         self._loader.release_memory(old, loaded)
@@ -300,7 +317,7 @@ class UrdfStateNode(Node):
         if self._description_pub is not None:
             self._description_pub.publish(String(data=loaded.description))
         self._publish_static(loaded)
-        if self._cfg['publish_default_positions']:
+        if self._cfg['publish_default_positions'] and self._input is not None:
             self._publish_defaults(loaded)
 
     # -- publishing ------------------------------------------------------------------

@@ -1,0 +1,52 @@
+"""Which descriptions the node parses in its own process: the operator's plain URDF only.
+
+A trusted plain URDF of at most 1 MB is read in the node's process (the start-up model
+does not wait for a parser process to start); anything else -- a run-time description,
+xacro, a larger text, a parser forced by name -- goes to the parser process.
+"""
+import logging
+import subprocess
+
+import pytest
+
+pytest.importorskip('rclpy')   # the node's modules
+
+from urdf_state_py.core.parsers import default_registry  # noqa: E402
+from urdf_state_py.core.parsers.parser_pool import ParserPool  # noqa: E402
+from urdf_state_py.node.description_loader import DescriptionLoader, Source  # noqa: E402
+
+URDF = ('<robot name="small"><link name="a"/><link name="b"/>'
+        '<joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint></robot>')
+XACRO = URDF.replace('<robot name="small">',
+                     '<robot name="small" xmlns:xacro="http://www.ros.org/wiki/xacro">'
+                     '<xacro:property name="x" value="1"/>')
+SETTINGS = {'description.runtime_xacro': 'restricted', 'description.timeout': 60.0,
+            'description.max_memory_mb': 512, 'description.max_bytes': 64 << 20}
+CFG = {'parser': 'auto', 'publish_frequency': 20.0, 'ignore_timestamp': False,
+       'frame_prefix': ''}
+
+
+@pytest.fixture
+def loader():
+    pool = ParserPool()
+    yield DescriptionLoader(default_registry(), SETTINGS, logging.getLogger('test'), pool)
+    pool.close()
+
+
+def test_a_trusted_plain_urdf_is_parsed_without_a_parser_process(loader, monkeypatch):
+    def popen(*args, **kwargs):
+        pytest.fail('the parse started a parser process')
+    monkeypatch.setattr(subprocess, 'Popen', popen)
+    loaded = loader.build(Source(URDF, trusted=True), CFG, lambda parser: {})
+    assert loaded.parser == 'urdf' and loaded.description == URDF
+    assert [link.name for link in loaded.model.links] == ['a', 'b']
+
+
+def test_only_the_operators_plain_urdf_up_to_1_mb_is_parsed_here(loader):
+    assert loader.parses_here(Source(URDF, trusted=True), 'auto')
+    assert loader.parses_here(Source(URDF, trusted=True), 'urdf')
+    assert not loader.parses_here(Source(URDF, trusted=False), 'auto')
+    assert not loader.parses_here(Source(XACRO, trusted=True), 'auto')
+    assert not loader.parses_here(Source(URDF, trusted=True), 'xacro')
+    big = URDF.replace('<link name="a"/>', '<link name="a"/>' + ' ' * (1 << 20))
+    assert not loader.parses_here(Source(big, trusted=True), 'auto')
