@@ -1,4 +1,19 @@
-"""Which descriptions the node parses in its own process: the operator's plain URDF only.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Which descriptions the node parses in its own process: the operator's plain URDF only.
 
 A trusted plain URDF of at most 1 MB is read in the node's process (the start-up model
 does not wait for a parser process to start); anything else -- a run-time description,

@@ -183,9 +183,11 @@ class DescriptionLoader:
         self._parser.wait_ready()
 
     def parses_here(self, source: Source, parser: str) -> bool:
-        """Whether ``source`` (``parser``: the setting, 'auto' or a name) is parsed in this
+        """
+        Whether ``source`` (``parser``: the setting, 'auto' or a name) is parsed in this
         process rather than in a parser process: a trusted plain URDF of at most 1 MB (and
-        ``description.max_bytes``) read by :class:`UrdfXmlParser` (see the module docstring)."""
+        ``description.max_bytes``) read by :class:`UrdfXmlParser` (see the module docstring).
+        """
         if not source.trusted or len(source.text) > min(RECYCLE_BYTES, self.limits.max_bytes):
             return False
         try:

@@ -89,8 +89,10 @@ class SemanticSetting:
 
 
 def _group_states(robot: RobotModel, names: Sequence[str]) -> dict[str, float]:
-    """:func:`~urdf_state_py.core.robot_model.group_state_positions`, imported on first
-    use: a node without an SRDF never builds MoveIt's model, nor imports it at start-up."""
+    """
+    :func:`~urdf_state_py.core.robot_model.group_state_positions`, imported on first
+    use: a node without an SRDF never builds MoveIt's model, nor imports it at start-up.
+    """
     from urdf_state_py.core.robot_model import group_state_positions  # noqa: PLC0415
     return group_state_positions(robot, names)
 

@@ -1,4 +1,19 @@
-"""The ``urdf_state`` node: a drop-in replacement for robot_state_publisher.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The ``urdf_state`` node: a drop-in replacement for robot_state_publisher.
 
 The node is plumbing only: parameters, topics, a timer. Parsing lives in
 :mod:`urdf_state_py.core.parsers`, the maths in :mod:`urdf_state_py.core.kinematics`,
@@ -24,38 +39,38 @@ Parameters: see :data:`urdf_state_py.node.params.PARAMETERS` and the README.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 import contextlib
 import threading
-from collections.abc import Callable, Mapping
 from typing import Any
 
-import rclpy
 from rcl_interfaces.msg import SetParametersResult
+import rclpy
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
-
 from urdf_state_py.core import parsers as _parsers
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Model
-from urdf_state_py.core.parsers.xacro_sandbox import TRUSTED, arg_value_problem
-from .process.address_space import limit_address_space
-from .description_loader import LOADER_PARAMETERS, DescriptionLoader, Loaded, Source
-from .semantic import SEMANTIC_PARAMETERS, SemanticInput, SemanticSetting
+from urdf_state_py.core.parsers.xacro_sandbox import arg_value_problem, TRUSTED
+
+from .description_loader import DescriptionLoader, Loaded, LOADER_PARAMETERS, Source
 from .diagnostics import DiagnosticsBoard, RobotStatus
-from .guards import INTERNAL_ERROR, CallbackGuard
+from .guards import CallbackGuard, INTERNAL_ERROR
 from .health import Health
 from .joint_state_publisher.joint_settings import declare_joint_parameters, is_joint_parameter
-from .tf_path.joint_state_input import JointStateInput
+from .joint_state_publisher.sources import source_topics, SourceInput
 from .param_services import ParameterServices
-from .params import PARAMETERS, declare_spec, node_parameters, start_up_parameters
+from .params import declare_spec, node_parameters, PARAMETERS, start_up_parameters
+from .process.address_space import limit_address_space
 from .process.runtime import Runtime
-from .qos import DESCRIPTION_QOS, TF_QOS, TF_STATIC_QOS, quiet_publisher_events
 from .process.shutdown_signals import on_shutdown_signal, shutdown_requested
-from .joint_state_publisher.sources import SourceInput, source_topics
 from .process.spin import make_executor, spin_until_shutdown
+from .qos import DESCRIPTION_QOS, quiet_publisher_events, TF_QOS, TF_STATIC_QOS
+from .semantic import SEMANTIC_PARAMETERS, SemanticInput, SemanticSetting
+from .tf_path.joint_state_input import JointStateInput
 from .tf_path.tf_publishing import static_message
 
 __all__ = ['UrdfStateNode', 'main', 'PARAMETERS', 'NODE_NAME']  # PARAMETERS: re-exported
@@ -78,7 +93,8 @@ class UrdfStateNode(Node):
     def __init__(self, node_name: str = NODE_NAME, *, registry=None,
                  hot_path: bool | None = None, runtime: Runtime | None = None,
                  trusted_start: bool = True, require_model: bool = False, **kwargs) -> None:
-        """``hot_path``: serve joint_states from a thread of its own (None: as
+        """
+        ``hot_path``: serve joint_states from a thread of its own (None: as
         ``URDF_STATE_HOT_PATH`` says, default on where rclpy allows; see hot_path).
 
         ``runtime``: what the process's robots share (None: this node's own, closed with
@@ -220,15 +236,17 @@ class UrdfStateNode(Node):
             self._parameter_services.start()
 
     def _load_start_up(self, startup: Source, require_model: bool) -> None:
-        """Load and announce the first model (the operator's: trusted), or say what the
-        node waits for."""
+        """
+        Load and announce the first model (the operator's: trusted), or say what the
+        node waits for.
+        """
         if self._use_topic:
             self.get_logger().info(
                 f"Waiting for the robot description on topic '{self._description_topic()}'")
         elif not startup.text.strip():
             self.get_logger().warning(
                 "Parameter 'robot_description' is empty: waiting for a robot description "
-                f"(set it, e.g. ros2 param set {self.get_fully_qualified_name()} "
+                f'(set it, e.g. ros2 param set {self.get_fully_qualified_name()} '
                 'robot_description "$(cat robot.urdf)")')
         else:
             # Ctrl-C while it parses (a large description takes seconds) ends the parse.
@@ -244,8 +262,10 @@ class UrdfStateNode(Node):
                         raise
 
     def destroy_node(self) -> None:
-        """Stop the diagnostics' and joint_states' threads, the loader (a parse in progress
-        ends at once), then the parameter services."""
+        """
+        Stop the diagnostics' and joint_states' threads, the loader (a parse in progress
+        ends at once), then the parameter services.
+        """
         board = getattr(self, '_board', None)   # None: __init__ failed early
         if board is not None:
             board.remove(self._status)
@@ -269,13 +289,13 @@ class UrdfStateNode(Node):
 
     @property
     def model(self) -> Model | None:
-        """The current model (None while waiting for a description)."""
+        """Return the current model (None while waiting for a description)."""
         loaded = self._loaded
         return loaded.model if loaded else None
 
     @property
     def kinematics(self) -> Kinematics | None:
-        """The current kinematics (None while waiting for a description)."""
+        """Return the current kinematics (None while waiting for a description)."""
         loaded = self._loaded
         return loaded.kinematics if loaded else None
 
@@ -294,14 +314,18 @@ class UrdfStateNode(Node):
         return self._loader.build(source, cfg, lambda parser: self._parser_options(cfg, parser))
 
     def _install(self, loaded: Loaded) -> None:
-        """Swap in a fully built model as one reference, then announce it (not under
-        the JointState lock: see :meth:`_swap` and :meth:`_announce`)."""
+        """
+        Swap in a fully built model as one reference, then announce it (not under
+        the JointState lock: see :meth:`_swap` and :meth:`_announce`).
+        """
         self._swap(loaded)
         self._announce(loaded)
 
     def _swap(self, loaded: Loaded) -> None:
-        """Replace the loaded model by ``loaded``, fully built, under the JointState lock
-        (between two JointStates: no /tf mixes two models)."""
+        """
+        Replace the loaded model by ``loaded``, fully built, under the JointState lock
+        (between two JointStates: no /tf mixes two models).
+        """
         self.get_logger().info(loaded.summary())
         # at start-up no JointState input exists yet: nothing to pause
         with self._input.lock if self._input is not None else contextlib.nullcontext():
@@ -310,10 +334,12 @@ class UrdfStateNode(Node):
         self._loader.release_memory(old, loaded)
 
     def _announce(self, loaded: Loaded) -> None:
-        """Publish the description, /tf_static and default positions of ``loaded``, after
+        """
+        Publish the description, /tf_static and default positions of ``loaded``, after
         its swap and outside the JointState lock: publishing a description of up to 64 MB
         and a /tf_static of thousands of transforms takes long enough that /tf would stop
-        meanwhile (a /tf of the new model may thus precede its /tf_static)."""
+        meanwhile (a /tf of the new model may thus precede its /tf_static).
+        """
         if self._description_pub is not None:
             self._description_pub.publish(String(data=loaded.description))
         self._publish_static(loaded)
@@ -333,7 +359,8 @@ class UrdfStateNode(Node):
     # -- callbacks ---------------------------------------------------------------------
 
     def _update_defaults_timer(self) -> None:
-        """The re-send timer exists only while publish_default_positions holds.
+        """
+        The re-send timer exists only while publish_default_positions holds.
 
         Fewer entities make every executor cheaper (a wait set to rebuild per
         wake-up; EventsExecutor keeps a timer thread).
@@ -391,7 +418,7 @@ class UrdfStateNode(Node):
                 announce()
 
     def _on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
-        """Runs on the parameter services' thread (see param_services), never on the executor's."""
+        """Run on the parameter services' thread (see param_services), never on the executor's."""
         with self._lock:
             try:
                 self._apply(params)
@@ -497,8 +524,10 @@ class UrdfStateNode(Node):
 
     def _commit(self, cfg: dict[str, Any], changed: set[str], source: Source | None,
                 new_loaded: Loaded | None) -> Callable[[], None] | None:
-        """Apply a validated batch of parameters (under the JointState lock); returns what
-        to publish once the lock is released, if anything."""
+        """
+        Apply a validated batch of parameters (under the JointState lock); returns what
+        to publish once the lock is released, if anything.
+        """
         self._cfg = cfg
         self._source = source
         if 'publish_default_positions' in changed:
@@ -540,9 +569,12 @@ class _Rejected(Exception):
 
 
 def main(args: list[str] | None = None) -> None:
-    """Entry point of ``ros2 run urdf_state_py urdf_state``. The address space gets its
-    ceiling first (see address_space: rmw's service requests), outside the start-up
-    that a Ctrl-C may interrupt."""
+    """
+    Entry point of ``ros2 run urdf_state_py urdf_state``.
+
+    The address space gets its ceiling first (see address_space: rmw's service requests), outside
+    the start-up that a Ctrl-C may interrupt.
+    """
     rclpy.logging.get_logger('urdf_state').info(limit_address_space()[1])
     spin_until_shutdown(UrdfStateNode, args=args, executor=make_executor)
 

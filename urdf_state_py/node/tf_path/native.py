@@ -1,4 +1,19 @@
-"""The native extension (``_urdf_state_native``, C): whether this process may use it, and its decoder.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The native extension (``_urdf_state_native``, C): whether this process may use it, and its decoder.
 
 setup.py builds the extension where rcl's headers are (the venv of the PyPI
 wheels, a sourced distro) and compiles in the rcl and rmw versions it was built
@@ -23,12 +38,12 @@ hostile-input tests on one built with AddressSanitizer and UBSan).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from functools import lru_cache
 import importlib
 import importlib.util
 import os
 import re
-from dataclasses import dataclass, replace
-from functools import lru_cache
 from types import ModuleType
 
 import numpy as np
@@ -48,9 +63,11 @@ _DISTRO_PARTS = {'rcl': 1, 'rmw': 2}
 
 @dataclass(frozen=True)
 class NativeStatus:
-    """``module``: the loaded extension, or None; ``reason``: why (for the log and
+    """
+    ``module``: the loaded extension, or None; ``reason``: why (for the log and
     /diagnostics); ``loop_refused``: why the native loop must not start although the
-    module loaded (None: it may)."""
+    module loaded (None: it may).
+    """
 
     module: ModuleType | None
     reason: str
@@ -91,8 +108,10 @@ def _distro_of(package: str, version: str | None) -> tuple[str, ...] | None:
 
 
 def abi_mismatch(info: dict[str, str]) -> str | None:
-    """Why a build described by ``build_info()`` must not run here (None: it may): the
-    librcl and librmw loaded in this process must be of the distro it was built for."""
+    """
+    Why a build described by ``build_info()`` must not run here (None: it may): the
+    librcl and librmw loaded in this process must be of the distro it was built for.
+    """
     for package in ('rcl', 'rmw'):
         loaded = info.get(f'loaded_{package}') or ''
         if not loaded:
@@ -112,8 +131,10 @@ def abi_mismatch(info: dict[str, str]) -> str | None:
 
 @lru_cache(maxsize=1)
 def status() -> NativeStatus:
-    """Whether the native extension serves joint_states in this process, decided once:
-    the load checks, then the native loop's self-test."""
+    """
+    Whether the native extension serves joint_states in this process, decided once:
+    the load checks, then the native loop's self-test.
+    """
     switch = os.environ.get('URDF_STATE_NATIVE', '').strip().lower()
     if switch in _OFF:
         return NativeStatus(None, 'URDF_STATE_NATIVE=off')
@@ -128,8 +149,10 @@ def status() -> NativeStatus:
 
 
 def loadable() -> NativeStatus:
-    """The extension if it is built for the ROS 2 of this process, whatever
-    ``URDF_STATE_NATIVE`` says (the benchmark's C floor runs beside a node without it)."""
+    """
+    Return the extension if it is built for the ROS 2 of this process, whatever
+    ``URDF_STATE_NATIVE`` says (the benchmark's C floor runs beside a node without it).
+    """
     try:
         import rclpy  # the rcl it loads is the one the check compares against
         module = _import(os.environ.get('URDF_STATE_NATIVE_MODULE'))
@@ -143,7 +166,8 @@ def loadable() -> NativeStatus:
 
 
 class NativeJointStateReader:
-    """:class:`JointStateReader`'s interface and behaviour, decoded in C.
+    """
+    :class:`JointStateReader`'s interface and behaviour, decoded in C.
 
     Keeps the names tuple of the last message: when the next one has the same
     encapsulation and name section (bytes 12 to the end of the names), the C

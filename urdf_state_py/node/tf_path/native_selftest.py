@@ -1,4 +1,19 @@
-"""The native loop's start-up self-test: the C plan against the Python specification.
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+The native loop's start-up self-test: the C plan against the Python specification.
 
 Why: the extension is admitted by distro (:mod:`.native`), not by patch release,
 so before the loop serves, this process checks that the build it loaded computes
@@ -59,14 +74,14 @@ def _run(module: ModuleType) -> str | None:
     from rclpy.serialization import serialize_message
     from sensor_msgs.msg import JointState
 
-    from ...core.kinematics import Kinematics
-    from ...core.model_codec import model_from_data
-    from ..health import Health
     from .fast_path import FastPath
     from .joint_state_cdr import JointStateReader
     from .joint_state_merger import JointStateMerger
     from .native_loop import LoopSync, PausingLock
     from .tf_publishing import MovingTransforms
+    from ..health import Health
+    from ...core.kinematics import Kinematics
+    from ...core.model_codec import model_from_data
 
     model = model_from_data(SELF_TEST_MODEL)
     kin = Kinematics(model)
@@ -136,7 +151,7 @@ def _general(side, kin, reader, data: bytes, now: int, fast=None) -> bytes | Non
 
 
 def _python(side, kin, reader, data: bytes, now: int) -> bytes | None:
-    """The node's Python path for a message the loop hands over (fused, else general)."""
+    """Return the node's Python path for a message the loop hands over (fused, else general)."""
     _, _, fast = side
     names, positions, sec, nanosec = reader.read(data)
     got = fast.update(names, positions, sec * _NS + nanosec, now, sec, nanosec, False)
