@@ -20,15 +20,14 @@ robots; a container that trusts LoadNode; SIGINT and SIGTERM with robots loaded.
 import signal
 import threading
 
+from container_harness import answer_to, assert_tf_matches_fk, Container
+from node_harness import DEADLINE, wait_until
 import pytest
+from robot_files import FIXTURES, H1_2, RSP_FIXTURES
+from test_isolated_parser import macro_bomb
+from urdf_state_py.core.parsers import load_model
 
 pytestmark = pytest.mark.ros
-
-from container_harness import answer_to, assert_tf_matches_fk, Container  # noqa: E402
-from node_harness import DEADLINE, wait_until  # noqa: E402
-from robot_files import FIXTURES, H1_2, RSP_FIXTURES  # noqa: E402
-from test_isolated_parser import macro_bomb  # noqa: E402
-from urdf_state_py.core.parsers import load_model  # noqa: E402
 
 MOVING = (RSP_FIXTURES / 'two_links_moving_joint.urdf').read_text()
 ARM = FIXTURES / 'xacro' / 'fixture_arm'

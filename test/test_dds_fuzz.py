@@ -49,13 +49,12 @@ import sysconfig
 import threading
 import time
 
+from node_harness import LATCHED, wait_until
 import numpy as np
 import pytest
+from test_hostile_inputs import KEEP_ALL, NODE, NodeProcess, PREFIX, send_good, serialized, TOY
 
 pytestmark = pytest.mark.ros
-
-from node_harness import LATCHED, wait_until
-from test_hostile_inputs import KEEP_ALL, NODE, NodeProcess, PREFIX, send_good, serialized, TOY
 
 SOURCE = os.path.join(os.path.dirname(__file__), 'dds_fuzz', 'raw_writer.cpp')
 SEED = 17

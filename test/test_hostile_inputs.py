@@ -37,15 +37,14 @@ import sys
 import threading
 import time
 
+from node_harness import NS, transform_map, wait_until
 import numpy as np
 import pytest
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import serialize_message
+from sensor_msgs.msg import JointState
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import NS, transform_map, wait_until
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
-from rclpy.serialization import serialize_message  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
 
 diagnostic_msgs = pytest.importorskip('diagnostic_msgs.msg')
 

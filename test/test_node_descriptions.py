@@ -27,16 +27,15 @@ import subprocess
 import sys
 import threading
 
+from node_harness import DEADLINE, LATCHED, NodeUnderTest, transform_map, wait_until
 import numpy as np
 import pytest
+from rcl_interfaces.srv import GetParameters
+from std_msgs.msg import String
+from test_isolated_parser import macro_bomb
+from test_xacro_sandbox import CODE_ATTACKS
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import DEADLINE, LATCHED, NodeUnderTest, transform_map, wait_until
-from rcl_interfaces.srv import GetParameters  # noqa: E402 (after the harness' importorskip)
-from std_msgs.msg import String  # noqa: E402
-from test_isolated_parser import macro_bomb  # noqa: E402
-from test_xacro_sandbox import CODE_ATTACKS  # noqa: E402
 
 
 def robot(name='other', axis='0 0 1', x='0.1', head=''):

@@ -23,17 +23,16 @@ reads in rqt_robot_monitor.
 import threading
 from types import SimpleNamespace
 
-import pytest
-
-pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
 from node_harness import NodeUnderTest
-from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
+import pytest
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
 from test_hostile_inputs import DiagnosticsRecorder, serialized, TOY
 from test_joint_states import make_merger
-from urdf_state_py.node import diagnostics, health  # noqa: E402
-from urdf_state_py.node.tf_path import native  # noqa: E402
+from urdf_state_py.node import diagnostics, health
+from urdf_state_py.node.tf_path import native
+
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 diagnostic_msgs = pytest.importorskip('diagnostic_msgs.msg')
 OK, WARN, ERROR = (diagnostic_msgs.DiagnosticStatus.OK, diagnostic_msgs.DiagnosticStatus.WARN,

@@ -17,13 +17,12 @@ The guards around the node's other callbacks: the description topic and paramete
 changes (failures inside the executor itself: test_ros_spin.py).
 """
 
+from node_harness import LATCHED, NodeUnderTest, wait_until
 import pytest
+from std_msgs.msg import String
+from test_hostile_inputs import TOY
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import LATCHED, NodeUnderTest, wait_until
-from std_msgs.msg import String  # noqa: E402
-from test_hostile_inputs import TOY
 
 
 @pytest.fixture(scope='module')

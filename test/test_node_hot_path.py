@@ -26,24 +26,23 @@ import threading
 import time
 import uuid
 
+from node_harness import _Spinner, NodeUnderTest, NS, Probe, wait_until
 import numpy as np
 import pytest
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.serialization import serialize_message
+from robot_files import corpus_file, H1_2
+from sensor_msgs.msg import JointState
+from test_node_joint_states import MULTI_DOF, TOY
+from tf2_msgs.msg import TFMessage
+from urdf_state_py.core.kinematics import Kinematics
+from urdf_state_py.core.parsers import load_model
+from urdf_state_py.node.guards import INTERNAL_ERROR
+from urdf_state_py.node.tf_path.hot_path import unavailable_reason
+from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger
+from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import _Spinner, NodeUnderTest, NS, Probe, wait_until  # noqa: E402
-from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
-from rclpy.serialization import serialize_message  # noqa: E402
-from robot_files import corpus_file, H1_2  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from test_node_joint_states import MULTI_DOF, TOY  # noqa: E402
-from tf2_msgs.msg import TFMessage  # noqa: E402
-from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
-from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.node.guards import INTERNAL_ERROR  # noqa: E402
-from urdf_state_py.node.tf_path.hot_path import unavailable_reason  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger  # noqa: E402
-from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms  # noqa: E402
 
 _FIRST_STAMP = struct.Struct('<ii')  # after the CDR header and the sequence length
 

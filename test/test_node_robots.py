@@ -23,15 +23,14 @@ root-relative poses compared with ``Kinematics.link_poses`` to 1e-9.
 """
 import zlib
 
+from node_harness import compose_poses, NodeUnderTest, transform_map, wait_until
 import numpy as np
 import pytest
-
-pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import compose_poses, NodeUnderTest, transform_map, wait_until
 from robot_files import CORPUS, corpus_params, H1_2
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
+
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 #: Real robots of the shared corpus, beside the bundled H1_2 that always runs.
 CORPUS_ROBOTS = {

@@ -23,20 +23,19 @@ MoveIt values worked out by hand).
 """
 import math
 
+from node_harness import compose_poses, LATCHED, NodeUnderTest, transform_map, wait_until
 import numpy as np
 import pytest
+from robot_files import FIXTURES
+from std_msgs.msg import String
+from test_hostile_inputs import DiagnosticsRecorder
+from test_kinematics_pinocchio import pinocchio_configuration  # skips without pinocchio
+from urdf_state_py.core.kinematics import Kinematics
+from urdf_state_py.core.parsers import load_model_file
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from node_harness import compose_poses, LATCHED, NodeUnderTest, transform_map, wait_until
-from robot_files import FIXTURES
-from std_msgs.msg import String  # noqa: E402
-from test_hostile_inputs import DiagnosticsRecorder
-from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
-from urdf_state_py.core.parsers import load_model_file  # noqa: E402
-
 pin = pytest.importorskip('pinocchio')
-from test_kinematics_pinocchio import pinocchio_configuration  # noqa: E402
 
 URDF_PATH = FIXTURES / 'srdf' / 'mobile_arm.urdf'
 URDF = URDF_PATH.read_text()

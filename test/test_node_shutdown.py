@@ -37,15 +37,14 @@ import threading
 import time
 import uuid
 
-import pytest
-
-pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
 from node_harness import wait_until
+import pytest
 from robot_files import H1_2
-from sensor_msgs.msg import JointState  # noqa: E402 - after the harness's importorskip
+from sensor_msgs.msg import JointState
 from urdf_state_py.core.parsers import load_model
 from urdf_state_py.node.process.loopback import loopback_env
+
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 #: What launch waits after SIGINT before it sends SIGTERM (its sigterm_timeout).
 LAUNCH_PATIENCE_S = 5.0

@@ -32,16 +32,15 @@ import os
 import struct
 import time
 
+from node_harness import _Spinner, wait_until
 import pytest
+import rclpy
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from test_hostile_inputs import CASES, DiagnosticsRecorder, KEEP_ALL, NODE, NodeProcess, serialized
+from tf2_msgs.msg import TFMessage
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import _Spinner, wait_until
-import rclpy  # noqa: E402
-from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from test_hostile_inputs import CASES, DiagnosticsRecorder, KEEP_ALL, NODE, NodeProcess, serialized
-from tf2_msgs.msg import TFMessage  # noqa: E402
 
 psutil = pytest.importorskip('psutil')
 
