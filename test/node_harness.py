@@ -34,15 +34,15 @@ import pytest
 
 rclpy = pytest.importorskip('rclpy')
 
-from rcl_interfaces.srv import SetParameters  # noqa: E402
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
-from rclpy.parameter import Parameter  # noqa: E402
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from std_msgs.msg import String  # noqa: E402
-from tf2_msgs.msg import TFMessage  # noqa: E402
-from urdf_state_py.core.transforms import quaternion_to_matrix  # noqa: E402
-from urdf_state_py.node.state_publisher import UrdfStateNode  # noqa: E402
+from rcl_interfaces.srv import SetParameters  # noqa: E402 - after importorskip
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402 - after importorskip
+from rclpy.parameter import Parameter  # noqa: E402 - after importorskip
+from rclpy.qos import (  # noqa: E402 - after importorskip
+    DurabilityPolicy, QoSProfile, ReliabilityPolicy)
+from sensor_msgs.msg import JointState  # noqa: E402 - after importorskip
+from tf2_msgs.msg import TFMessage  # noqa: E402 - after importorskip
+from urdf_state_py.core.transforms import quaternion_to_matrix  # noqa: E402 - after importorskip
+from urdf_state_py.node.state_publisher import UrdfStateNode  # noqa: E402 - after importorskip
 
 DEADLINE = 15.0
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
@@ -150,6 +150,7 @@ class NodeUnderTest:
         holder = self
 
         class _Recorded(UrdfStateNode):
+
             def get_logger(self):
                 if holder.logger is None:
                     holder.logger = _RecordingLogger(super().get_logger())

@@ -151,7 +151,7 @@ class Soak:
         """In a flood window now: a flood running, or less than FLOOD_MARGIN_S after one."""
         return self.flooding.is_set() or now < self.flood_end + FLOOD_MARGIN_S
 
-    def set(self, **values):
+    def set_params(self, **values):
         return set_parameters(self.side, self.clients, f'/{NODE}', 30.0, **values)
 
 
@@ -221,7 +221,8 @@ def _kill_parse(soak: Soak) -> None:
                if 'isolated' in ' '.join(c.cmdline())]
     cpu0 = [sum(w.cpu_times()[:2]) for w in workers]
     result = []
-    setter = threading.Thread(target=lambda: result.append(soak.set(robot_description=macro_bomb())))
+    setter = threading.Thread(
+        target=lambda: result.append(soak.set_params(robot_description=macro_bomb())))
     setter.start()
 
     def busy():
@@ -260,7 +261,7 @@ def _conduct(soak: Soak, ledger: Ledger, t0: float, drivers, tmp_path) -> None:
             n_change += 1
             config = ledger.config(state['description'], value, time.monotonic()) \
                 if name == 'frame_prefix' else None
-            (result,) = soak.set(**{name: value})
+            (result,) = soak.set_params(**{name: value})
             assert result.successful, f'{name}={value!r}: {result.reason}'
             if config is not None:
                 ledger.ack(config, time.monotonic())
@@ -270,7 +271,7 @@ def _conduct(soak: Soak, ledger: Ledger, t0: float, drivers, tmp_path) -> None:
         n_swap += 1                     # a swap
         description = models[n_swap % 2]
         config = ledger.config(description, state['frame_prefix'], time.monotonic())
-        (result,) = soak.set(robot_description=description)
+        (result,) = soak.set_params(robot_description=description)
         assert result.successful, result.reason
         ledger.ack(config, time.monotonic())
         state['description'] = description
@@ -280,7 +281,7 @@ def _conduct(soak: Soak, ledger: Ledger, t0: float, drivers, tmp_path) -> None:
             _run_thread(soak, 'flood', _flood, drivers)
             text, construct = hostile[n_hostile % len(hostile)]
             n_hostile += 1
-            (result,) = soak.set(robot_description=text)
+            (result,) = soak.set_params(robot_description=text)
             assert not result.successful and construct in result.reason, result.reason
             soak.refusals.append(('hostile description', result.reason))
             soak.events.append(f'hostile description refused: {result.reason[:80]}')

@@ -153,7 +153,7 @@ def test_a_container_that_trusts_load_node_takes_xacro_with_file_roots(probe):
             'frame_prefix': 'arm/'})
         assert uid in trusting.listed()
         model = load_model((ARM / 'urdf' / 'arm.urdf').read_text())
-        values = {name: 0.1 for name in model.active_joint_names}
+        values = dict.fromkeys(model.active_joint_names, 0.1)
         assert_tf_matches_fk(probe, model, 'arm/', '/arm/joint_states', values)
         assert 'LoadNode trusted' in trusting.log()
     finally:

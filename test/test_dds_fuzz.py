@@ -46,7 +46,6 @@ import struct
 import subprocess
 import sys
 import sysconfig
-import threading
 import time
 
 from node_harness import LATCHED, wait_until
@@ -281,7 +280,7 @@ def log_kinds(lines: list[str]) -> tuple[Counter, Counter]:
     """
     own, other = Counter(), Counter()
     for line in lines:
-        found = re.match(rf'^\[[A-Z]+\] \[[\d.]+\] \[([^\]]*)\]: (.*)', line)
+        found = re.match(r'^\[[A-Z]+\] \[[\d.]+\] \[([^\]]*)\]: (.*)', line)
         text = found.group(2) if found else line
         text = re.sub(r'\d+(\.\d+)?', '#', re.sub(r"'[^']*'|\"[^\"]*\"", "''", text))
         if found and found.group(1) == NODE:

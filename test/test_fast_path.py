@@ -281,4 +281,5 @@ def test_the_native_self_test_drives_this_robot():
     """
     from urdf_state_py.core.model_codec import model_from_data, model_to_data
     from urdf_state_py.node.tf_path.native_selftest import SELF_TEST_MODEL
-    assert model_to_data(model_from_data(SELF_TEST_MODEL))[1:] == model_to_data(load_model(TOY))[1:]
+    assert (model_to_data(model_from_data(SELF_TEST_MODEL))[1:]
+            == model_to_data(load_model(TOY))[1:])

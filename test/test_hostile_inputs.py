@@ -237,7 +237,8 @@ def send_good(probe, raw, value, timeout=CASE_DEADLINE):
                 raise
     tf = transform_map(msg)
     angle = math.atan2(tf[PREFIX + 'la'][1][1, 0], tf[PREFIX + 'la'][1][0, 0])
-    assert angle == pytest.approx(value) and tf[PREFIX + 'lb'][1][0, 3] == pytest.approx(abs(value) / 2)
+    assert angle == pytest.approx(value) and \
+        tf[PREFIX + 'lb'][1][0, 3] == pytest.approx(abs(value) / 2)
     assert set(tf) == {PREFIX + 'la', PREFIX + 'lm', PREFIX + 'lb'}
     return msg
 

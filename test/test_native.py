@@ -119,8 +119,9 @@ def test_repeated_names_keep_the_tuple(module):
     assert reader.read(serialize_message(msg))[0] == ('hip', 'knee', 'toe')
 
 
-@pytest.mark.parametrize('raw', [b'joint', b'', b'jo\0int\0', b'\xff\xfejoint\0', b'\xed\xa0\x80\0',
-                                 b'\xc0\xaf\0', b'\xf4\x90\x80\x80\0', b'\xe2\x82\0', b'\x80\0'])
+@pytest.mark.parametrize('raw', [b'joint', b'', b'jo\0int\0', b'\xff\xfejoint\0',
+                                 b'\xed\xa0\x80\0', b'\xc0\xaf\0', b'\xf4\x90\x80\x80\0',
+                                 b'\xe2\x82\0', b'\x80\0'])
 def test_bad_strings_same_verdict(module, raw):
     data = names_payload([b'a\0', raw])
     expected = verdict(JointStateReader(), data)
@@ -132,7 +133,8 @@ def test_valid_utf8_edges_are_accepted(module):
     edges = ['\u007f', '\u0080', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffff', '\U00010000',
              '\U0010ffff']
     data = names_payload([s.encode() + b'\0' for s in edges])
-    assert verdict(native.NativeJointStateReader(module), data) == verdict(JointStateReader(), data)
+    assert (verdict(native.NativeJointStateReader(module), data)
+            == verdict(JointStateReader(), data))
     assert native.NativeJointStateReader(module).read(data)[0] == tuple(edges)
 
 
@@ -155,7 +157,8 @@ def _fake_install(root, versions):
         (root / 'lib' / f'lib{package}.so').write_bytes(b'')
         share = root / 'share' / package
         share.mkdir(parents=True)
-        share.joinpath('package.xml').write_text(f'<package><version>{version}</version></package>')
+        share.joinpath('package.xml').write_text(
+            f'<package><version>{version}</version></package>')
     return {f'loaded_{package}': str(root / 'lib' / f'lib{package}.so') for package in versions}
 
 

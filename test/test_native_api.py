@@ -38,10 +38,15 @@ pytestmark = pytest.mark.ros
 
 pytest.importorskip('rclpy')
 
-from test_fast_path import chain, TOY  # noqa: E402
-from test_native_loop import _payload, module, NativeTwin, NS  # noqa: E402,F401 (fixture)
-from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.node.tf_path.native_loop import plan_of  # noqa: E402
+from test_fast_path import chain, TOY  # noqa: E402 - after importorskip
+import test_native_loop  # noqa: E402 - after importorskip
+from test_native_loop import _payload, NativeTwin, NS  # noqa: E402 - after importorskip
+from urdf_state_py.core.parsers import load_model  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path.native_loop import plan_of  # noqa: E402 - after importorskip
+
+#: test_native_loop's fixture, which the tests below take as an argument (pytest finds a
+#: fixture as a module attribute; an import of the name would read as unused to flake8).
+module = test_native_loop.module
 
 #: A child process: the extension (URDF_STATE_NATIVE_MODULE's build, as in the parent),
 #: a loop paused by this thread, the kwargs of a real plan of test_fast_path's TOY (_kwargs),

@@ -37,16 +37,19 @@ pytestmark = pytest.mark.ros
 
 pytest.importorskip('rclpy')
 
-from rclpy.serialization import serialize_message  # noqa: E402
-from robot_files import big_robot_params  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from test_fast_path import bounds_of, TOY, Twin  # noqa: E402
-from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.node.health import Health  # noqa: E402
-from urdf_state_py.node.tf_path import native  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_cdr import MalformedJointState
-from urdf_state_py.node.tf_path.native_loop import LoopSync, PausingLock  # noqa: E402
+from rclpy.serialization import serialize_message  # noqa: E402 - after importorskip
+from robot_files import big_robot_params  # noqa: E402 - after importorskip
+from sensor_msgs.msg import JointState  # noqa: E402 - after importorskip
+from test_fast_path import bounds_of, TOY, Twin  # noqa: E402 - after importorskip
+from urdf_state_py.core.parsers import load_model  # noqa: E402 - after importorskip
+from urdf_state_py.node.health import Health  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path import native  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path.joint_state_cdr import (  # noqa: E402 - after importorskip
+    JointStateReader)
+from urdf_state_py.node.tf_path.joint_state_cdr import (  # noqa: E402 - after importorskip
+    MalformedJointState)
+from urdf_state_py.node.tf_path.native_loop import (  # noqa: E402 - after importorskip
+    LoopSync, PausingLock)
 
 NS = 1_000_000_000
 
@@ -60,11 +63,13 @@ def module():
 
 
 class _Logger:
+
     def error(self, text):
         raise AssertionError(text)
 
 
 class _Errors:
+
     def record(self, exc):
         raise exc
 

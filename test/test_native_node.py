@@ -26,21 +26,18 @@ serves joint_states and why.
 from contextlib import contextmanager
 import time
 
+from node_harness import NodeUnderTest, wait_until  # first: it skips the module without rclpy
 import numpy as np
 import pytest
+from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
+from rclpy.serialization import serialize_message
+from sensor_msgs.msg import JointState
+from test_node_hot_path import GeneralPath, RawSide, send_until_tf
+from test_node_joint_states import TOY
+from urdf_state_py.node.tf_path import native
+from urdf_state_py.node.tf_path.hot_path import HotPath
 
 pytestmark = pytest.mark.ros
-
-pytest.importorskip('rclpy')
-
-from node_harness import NodeUnderTest, wait_until  # noqa: E402
-from rclpy.qos import DurabilityPolicy, ReliabilityPolicy  # noqa: E402
-from rclpy.serialization import serialize_message  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from test_node_hot_path import GeneralPath, RawSide, send_until_tf  # noqa: E402
-from test_node_joint_states import TOY  # noqa: E402
-from urdf_state_py.node.tf_path import native  # noqa: E402
-from urdf_state_py.node.tf_path.hot_path import HotPath  # noqa: E402
 
 PARAMS = {'robot_description': TOY, 'publish_frequency': 0.0, 'ignore_timestamp': True}
 
@@ -250,7 +247,8 @@ def test_diagnostics_shows_the_messages_handed_to_python_by_reason(side, switch)
             wait_until(lambda: pub.publish(truncated) or _rejected(node, 'truncated') > before,
                        what='the truncated message rejected')
         values, _ = recorder.wait(
-            lambda v, s: int(v.get(key, 0)) >= sent and v['rejected messages: truncated'] == v[key],
+            lambda v, s: (int(v.get(key, 0)) >= sent
+                          and v['rejected messages: truncated'] == v[key]),
             max(0, recorder.count() - 1), what='the handed-over messages counted')
         assert values['joint_states handed to Python: other names'] == '0', values
         assert values['native loop errors (rcl)'] == '0'

@@ -47,7 +47,8 @@ class Feeder:
         self.values = {}
         self._probe = probe
         self._pub = probe.node.create_publisher(
-            JointState, 'joint_states', QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+            JointState, 'joint_states',
+            QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()

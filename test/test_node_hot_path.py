@@ -275,6 +275,7 @@ def test_a_message_that_fails_is_counted_logged_once_and_the_thread_goes_on(side
         real_read, failing = reader.read, [5]
 
         class Failing:
+
             def read(self, data):
                 if failing[0] > 0:
                     failing[0] -= 1

@@ -107,7 +107,7 @@ def test_tf_matches_forward_kinematics(probe, node, robot, ignore_limits):
 
     poses = compose_poses(transform_map(static, moving), model.root)
     assert set(poses) == set(model.link_names)
-    q = kin.positions(dict((n, v) for n, v in zip(names, values) if n not in mimics))
+    q = kin.positions({n: v for n, v in zip(names, values) if n not in mimics})
     expected = kin.link_poses(q, ignore_limits=ignore_limits)
     worst = max(np.abs(poses[link] - expected[i]).max()
                 for i, link in enumerate(model.link_names))

@@ -21,8 +21,6 @@ Robot: ``test/fixtures/srdf/mobile_arm`` (planar virtual joint, continuous joint
 limits that move the defaults, passive mimic fingers; see test_robot_model.py for the
 MoveIt values worked out by hand).
 """
-import math
-
 from node_harness import compose_poses, LATCHED, NodeUnderTest, transform_map, wait_until
 import numpy as np
 import pytest

@@ -218,7 +218,8 @@ def test_signal_while_a_description_loads(probe, start_node, case, executor):
         node.send(SIGNALS[case])
         assert_quiet_exit(node, case)
         assert f"'{name}'" not in before, (
-            f'the description had finished loading before the signal: grow LOADING_LINKS\n{before}')
+            'the description had finished loading before the signal: grow LOADING_LINKS\n'
+            f'{before}')
         # the signal ended the parse: a shutdown, not a description to complain about
         assert 'Failed to parse robot description' not in node.output(), node.output()
     finally:

@@ -29,12 +29,12 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 rclpy = pytest.importorskip('rclpy')
-from rclpy import executors  # noqa: E402
-from rclpy.executors import ExternalShutdownException  # noqa: E402
-from rclpy.node import Node  # noqa: E402
-from urdf_state_py.node.process import spin  # noqa: E402
-from urdf_state_py.node.process.spin import (make_executor, MultiThreadedExecutor,
-                                             SingleThreadedExecutor, spin_until_shutdown)
+from rclpy import executors  # noqa: E402 - after importorskip
+from rclpy.executors import ExternalShutdownException  # noqa: E402 - after importorskip
+from rclpy.node import Node  # noqa: E402 - after importorskip
+from urdf_state_py.node.process import spin  # noqa: E402 - after importorskip
+from urdf_state_py.node.process.spin import (  # noqa: E402 - after importorskip
+    make_executor, MultiThreadedExecutor, SingleThreadedExecutor, spin_until_shutdown)
 
 HAS_EVENTS = importlib.util.find_spec('rclpy.experimental') is not None and hasattr(
     importlib.import_module('rclpy.experimental'), 'EventsExecutor')
@@ -103,7 +103,8 @@ def test_the_check_above_sees_rclpys_own_executor_report_an_error():
     """
     reports = unraisable_while_building(executors.SingleThreadedExecutor)
     if not reports:
-        pytest.skip('this rclpy collects a half-built executor quietly: the subclasses are not needed')
+        pytest.skip('this rclpy collects a half-built executor quietly: '
+                    'the subclasses are not needed')
     assert any('_sigint_gc' in report for report in reports), reports
 
 
@@ -172,6 +173,7 @@ def test_a_callback_failing_inside_the_executor_is_survived(kind):
     ticks = []
 
     class FailingOnce(RecordingNode):
+
         def __init__(self):
             super().__init__()
             self.create_timer(0.01, self.tick)

@@ -20,9 +20,9 @@ Soak: the node as a process at 1 kHz of good JointStates with bad ones mixed in.
 message is one of the hostile payloads of test_hostile_inputs (all but the
 1.6 MB one). Asserts: the node is alive at the end, it published every good
 message on /tf (its count on /diagnostics; joint_states is made reliable and
-keep-all, so none is lost on the way in: a busy machine slows the driver down), every bad one was counted, and the
-node's RSS after warm-up grew by less than 10 MB. Also printed (``-s``): how
-many /tf messages this process received (the node's /tf writer keeps 100, as
+keep-all, so none is lost on the way in: a busy machine slows the driver down), every
+bad one was counted, and the node's RSS after warm-up grew by less than 10 MB. Also
+printed (``-s``): how many /tf messages this process received (the node's /tf writer keeps 100, as
 robot_state_publisher's: a receiver held up for longer on a busy machine misses
 some, which is not the node's doing).
 """

@@ -39,7 +39,7 @@ from urdf_state_py.tools.view.npm_install import COMMAND, default_dir
 
 REPO = Path(__file__).resolve().parents[1]
 LISTED = json.loads((REPO / 'web' / 'assets.json').read_text())['libraries']
-IMPORT = re.compile(r'''(?:^|\n)\s*(?:import|export)\b[^'"`]*?\bfrom\s*['"]([^'"]+)['"]''')
+IMPORT = re.compile(r"""(?:^|\n)\s*(?:import|export)\b[^'"`]*?\bfrom\s*['"]([^'"]+)['"]""")
 IMPORT_MAP = json.loads(re.search(r'<script type="importmap">(.*?)</script>',
                                   (REPO / 'web' / 'index.html').read_text(), re.S).group(1))
 
@@ -52,7 +52,7 @@ def _libraries() -> Path:
     for root in (default_dir(), REPO / 'node_modules'):
         if all((root / lib / path).is_file() for lib, paths in LISTED.items() for path in paths):
             return root
-    pytest.skip(f'the view\'s libraries are not installed ({COMMAND})')
+    pytest.skip(f"the view's libraries are not installed ({COMMAND})")
 
 
 def _url_of(specifier: str, importer_url: str) -> str:
