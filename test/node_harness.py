@@ -89,7 +89,7 @@ class _Spinner:
         while self.context.ok():
             try:
                 self.executor.spin_once(timeout_sec=0.05)
-            except Exception:  # noqa: BLE001 (a callback failed: show it, keep spinning)
+            except Exception:  # a callback failed: show it, keep spinning
                 if self.context.ok():
                     import traceback
                     traceback.print_exc()

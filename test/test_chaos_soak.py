@@ -159,7 +159,7 @@ def _run_thread(soak: Soak, name: str, target, *args) -> threading.Thread:
     def body():
         try:
             target(soak, *args)
-        except BaseException as exc:  # noqa: BLE001 (pytest.fail too: reported at the end)
+        except BaseException as exc:  # pytest.fail too: reported at the end
             soak.errors.append(f'{name}: {type(exc).__name__}: {exc}')
     thread = threading.Thread(target=body, name=name, daemon=True)
     thread.start()
@@ -295,7 +295,7 @@ def _publish(pub, data: bytes) -> bool:
     try:
         pub.publish(data)
         return True
-    except Exception:  # noqa: BLE001 (RCLError "cannot publish data")
+    except Exception:  # RCLError "cannot publish data"
         return False
 
 

@@ -61,7 +61,7 @@ class Stream:
             value += 0.01
             try:
                 answer_to(self._probe, {'joint1': value}, '/good/joint_states', timeout=60.0)
-            except BaseException as exc:  # noqa: BLE001 - reported by stop()
+            except BaseException as exc:  # reported by stop()
                 self.failed.append(exc)
                 return
             self.answered += 1

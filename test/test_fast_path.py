@@ -20,12 +20,14 @@ pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 pytest.importorskip('rclpy')
 
-from robot_files import big_robot_params, H1_2  # noqa: E402
-from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
-from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.node.tf_path.fast_path import FastPath  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger  # noqa: E402
-from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms  # noqa: E402
+from robot_files import big_robot_params, H1_2  # noqa: E402 - after importorskip
+from urdf_state_py.core.kinematics import Kinematics  # noqa: E402 - after importorskip
+from urdf_state_py.core.parsers import load_model  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path.fast_path import FastPath  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path.joint_state_merger import (  # noqa: E402 - after importorskip
+    JointStateMerger)
+from urdf_state_py.node.tf_path.tf_publishing import (  # noqa: E402 - after importorskip
+    MovingTransforms)
 
 NS = 1_000_000_000
 

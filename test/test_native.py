@@ -30,13 +30,13 @@ import pytest
 
 pytest.importorskip('rclpy')
 
-from rclpy.serialization import serialize_message  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from test_joint_state_cdr import (count_offsets, mutations, names_payload,  # noqa: E402
-                                  random_joint_state)
-from urdf_state_py.node.tf_path import native  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_cdr import (JointStateReader,  # noqa: E402
-                                                        MalformedJointState)
+from rclpy.serialization import serialize_message  # noqa: E402 - after importorskip
+from sensor_msgs.msg import JointState  # noqa: E402 - after importorskip
+from test_joint_state_cdr import (  # noqa: E402 - after importorskip
+    count_offsets, mutations, names_payload, random_joint_state)
+from urdf_state_py.node.tf_path import native  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path.joint_state_cdr import (  # noqa: E402 - after importorskip
+    JointStateReader, MalformedJointState)
 
 pytestmark = pytest.mark.ros
 NS_PER_S = 1_000_000_000

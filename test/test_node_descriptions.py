@@ -395,7 +395,7 @@ def test_sigint_during_a_parse_ends_the_node_quietly(probe):
             try:
                 probe.set_parameters(f'/{name}', robot_description=macro_bomb(),
                                      timeout=4 * DEADLINE)
-            except BaseException:  # noqa: BLE001 (pytest.fail of the harness, in a thread)
+            except BaseException:  # pytest.fail of the harness, in a thread
                 pass
         threading.Thread(target=set_bomb, daemon=True).start()
         # the parser process busy with the bomb (a second of CPU: more than its imports)

@@ -78,7 +78,7 @@ def _yaml(params: dict) -> str:
 class NodeProcess(_HostileProcess):
     """``python -m urdf_state_py.node`` in namespace /srcs with ``params``; its log lines."""
 
-    def __init__(self, tmp_path, name, params, namespace=NAMESPACE) -> None:   # noqa: not TOY
+    def __init__(self, tmp_path, name, params, namespace=NAMESPACE) -> None:  # not TOY
         path = tmp_path / f'{name}.yaml'
         path.write_text(_yaml(params))
         self.name = f'{namespace}/{name}'

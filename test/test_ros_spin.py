@@ -83,7 +83,7 @@ def unraisable_while_building(executor_class) -> list:
     seen = []
     previous, sys.unraisablehook = sys.unraisablehook, seen.append
     try:
-        with pytest.raises(Exception):  # noqa: B017, PT011 - rclpy's error for a dead context
+        with pytest.raises(Exception):  # rclpy's error for a dead context
             executor_class(context=shut)
         gc.collect()
     finally:
