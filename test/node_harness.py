@@ -104,6 +104,8 @@ class _Spinner:
 
 class _RecordingLogger:
     """
+    Keep (level, text) for assertions and print it.
+
     Keeps (level, text) for assertions and prints it (rclpy's logger keys its
     throttling by call site, so one forwarding wrapper cannot serve all levels).
     """
@@ -288,6 +290,8 @@ class Probe:
 
 def set_parameters(node, clients: dict, node_name: str, timeout=DEADLINE, **values):
     """
+    Call ``<node_name>/set_parameters`` and return its results.
+
     ``<node_name>/set_parameters`` from ``node`` (its executor spinning elsewhere);
     ``clients`` caches one client per target. The list of SetParametersResults.
     """

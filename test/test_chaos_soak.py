@@ -199,7 +199,11 @@ def _flood(soak: Soak, drivers) -> None:
 
 
 def _toggle_second(soak: Soak, present: bool) -> None:
-    """The second publisher appears (used once matched) or goes (after its samples are acked)."""
+    """
+    Make the second publisher appear or go.
+
+    It is used once matched, and goes after its samples are acked.
+    """
     from rclpy.duration import Duration
     if present:
         pub = soak.second_node.create_publisher(soak.JointState, 'joint_states', KEEP_ALL)
@@ -216,7 +220,7 @@ def _toggle_second(soak: Soak, present: bool) -> None:
 
 
 def _kill_parse(soak: Soak) -> None:
-    """A slow description; SIGKILL its parser worker once it is busy with it."""
+    """Send a slow description; SIGKILL its parser worker once it is busy with it."""
     workers = [c for c in psutil.Process(soak.node.proc.pid).children()
                if 'isolated' in ' '.join(c.cmdline())]
     cpu0 = [sum(w.cpu_times()[:2]) for w in workers]
@@ -241,7 +245,7 @@ def _kill_parse(soak: Soak) -> None:
 
 
 def _conduct(soak: Soak, ledger: Ledger, t0: float, drivers, tmp_path) -> None:
-    """The schedule: one step every 5 s (see the module docstring)."""
+    """Run the schedule: one step every 5 s (see the module docstring)."""
     changes, hostile = _parameter_changes(), _hostile_descriptions(tmp_path)
     models = [TOY, OTHER]
     state = {'description': TOY, 'frame_prefix': PREFIX}

@@ -13,6 +13,8 @@
 # limitations under the License.
 
 """
+urdf_state_container under hostile input and at its edges.
+
 urdf_state_container under hostile input and at its edges: one robot's bad description,
 malformed messages and unload never disturb another's /tf or parameter answers; the cap on
 robots; a container that trusts LoadNode; SIGINT and SIGTERM with robots loaded.
@@ -35,7 +37,7 @@ ARM = FIXTURES / 'xacro' / 'fixture_arm'
 
 @pytest.fixture(scope='module')
 def pair(probe):
-    """A container with a target robot (/bad) and a bystander (/good)."""
+    """Start a container with a target robot (/bad) and a bystander (/good)."""
     c = Container(probe, 'isolation_container')
     c.ids = {ns: c.loaded(ns, {'robot_description': MOVING, 'frame_prefix': ns[1:] + '/',
                                'description.timeout': 10.0})

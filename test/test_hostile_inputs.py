@@ -119,6 +119,8 @@ class NodeProcess:
 
     def __init__(self, tmp_path, extra: str = '', depth: int | None = None) -> None:
         """
+        Write the node's params file and start the node process on it.
+
         ``extra``: more lines of the params file (4-space indented ``name: value``);
         ``depth``: keep the last ``depth`` JointStates instead of all of them.
         """
@@ -192,7 +194,7 @@ class DiagnosticsRecorder:
             return len(self.statuses)
 
     def wait(self, predicate, since=0, timeout=CASE_DEADLINE, what='a /diagnostics status'):
-        """The first status after index ``since`` whose {key: value} satisfies ``predicate``."""
+        """Return the first status after ``since`` whose {key: value} satisfies ``predicate``."""
         def find():
             with self._lock:
                 for status in self.statuses[since:]:

@@ -93,6 +93,8 @@ def test_fuzz_same_verdict_as_the_python_reader(module):
 
 def test_a_smaller_cap_applies_to_cached_names(module):
     """
+    Check a smaller cap applies to cached names.
+
     After a swap to a smaller model the cap applies to the name list a reader has
     cached too (the C decoder always applied it, the Python reader skipped it).
     """
@@ -151,7 +153,7 @@ def test_absurd_counts_and_name_cap(module):
 
 
 def _fake_install(root, versions):
-    """A prefix holding lib/librcl.so, lib/librmw.so and their package.xml at ``versions``."""
+    """Make a prefix holding lib/librcl.so, lib/librmw.so and their package.xml at ``versions``."""
     (root / 'lib').mkdir(parents=True)
     for package, version in versions.items():
         (root / 'lib' / f'lib{package}.so').write_bytes(b'')
@@ -164,6 +166,8 @@ def _fake_install(root, versions):
 
 def test_abi_check_admits_the_distro_not_a_patch_release(module, tmp_path):
     """
+    Check the ABI check admits the distro, not a patch release.
+
     Another patch release of the same distro (rcl major, rmw major.minor) is admitted;
     another distro, or a library whose version cannot be told, is refused saying which.
     """
@@ -207,6 +211,8 @@ def test_switched_off_the_python_decoder_serves(fresh_status, value):
 
 def test_the_self_test_passes_and_a_failing_one_refuses_the_loop(fresh_status, module):
     """
+    Check the self-test passes and a failing one refuses the loop.
+
     The C plan and the Python specification agree here; when they do not, the loop is
     refused (the decoder, pure C, still serves) and the reason names the self-test.
     """
@@ -288,6 +294,8 @@ def _tf_equality_models():
 @pytest.mark.parametrize('robot', _tf_equality_models())
 def test_tf_bytes_equal_with_either_decoder(module, robot):
     """
+    Check the /tf bytes are equal with either decoder.
+
     The same JointState bytes through the node's path (fast path, general fallback)
     decoded by Python and by C: every /tf payload equal byte for byte.
     """

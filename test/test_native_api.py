@@ -125,6 +125,8 @@ def test_a_plan_refuses_an_empty_or_short_state(module, state):
 
 def test_a_refused_install_leaves_the_loop_without_a_plan(module):
     """
+    Check a refused install leaves the loop without a plan.
+
     The loop resumes with no plan (Python serves) rather than with the one before,
     which may be the previous model's.
     """
@@ -152,6 +154,8 @@ def test_a_refused_install_leaves_the_loop_without_a_plan(module):
 
 def test_a_plan_keeps_no_rounding_probe(module):
     """
+    Check a plan keeps no rounding probe.
+
     The probe (6 x 256 doubles per joint: 393 kB for 32 joints) is read by Plan()
     and not kept: 200 plans of a 32-joint route take a few MB, not 80.
     """

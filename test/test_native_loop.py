@@ -205,6 +205,8 @@ def test_big_robot_native_equals_python(module, path):
 
 def test_hostile_payloads_through_the_plan(module):
     """
+    Send hostile payloads through the installed plan.
+
     The decoder fuzz's mutations of a payload the installed plan serves: the plan
     hands each to Python or serves it, never anything else (and the ASan build of
     .ci/sanitize runs this too).
@@ -238,6 +240,8 @@ def _fan(joints: int, lower: str) -> str:
 
 def test_a_zero_of_the_other_sign_at_a_limit_is_no_clamp(module):
     """
+    Check a zero of the other sign at a limit is no clamp.
+
     -0.0 against a lower limit of +0.0: numpy's fmax picks the limit's zero for 16
     elements (its SIMD loop), the C loop keeps the message's; neither is a clamp (the
     general path reports none), so both counters stay at zero and the /tf bytes agree.

@@ -60,6 +60,8 @@ def switch(monkeypatch):
 @contextmanager
 def native_node(side, switch, name):
     """
+    Start the node under test with the native loop on.
+
     The node under test with the native loop on (skips where it cannot run), and a
     JointState publisher it has matched.
     """
@@ -142,6 +144,8 @@ def test_switched_off_the_executor_serves_and_says_why(switch):
 
 def test_a_failed_self_test_leaves_python_to_serve_and_says_why(side, switch):
     """
+    Check a failed self-test leaves Python to serve and says why.
+
     A node started where the C plan and the Python specification disagree (faked):
     the extension waits and decodes, every message takes the Python path, and the log
     and /diagnostics say which check failed.
@@ -171,6 +175,8 @@ def test_a_failed_self_test_leaves_python_to_serve_and_says_why(side, switch):
 
 def test_the_native_loop_hands_every_route_without_a_plan_to_its_handler(switch):
     """
+    Check the native loop hands every route without a plan to its handler.
+
     Several subscriptions in one native wait set (the source_list case): with no plan
     installed, each message reaches its own route's handler, bytes unchanged.
     """
@@ -225,6 +231,8 @@ def test_the_native_loop_hands_every_route_without_a_plan_to_its_handler(switch)
 
 def test_diagnostics_shows_the_messages_handed_to_python_by_reason(side, switch):
     """
+    Check /diagnostics shows the messages handed to Python by reason.
+
     With a plan installed, every malformed message is handed to Python ('malformed'):
     /diagnostics, read over DDS, counts exactly as many as Python rejected.
     """

@@ -73,7 +73,7 @@ def good(probe, node):
 
 @pytest.fixture
 def started(probe):
-    """A node whose only description is the trusted start-up one."""
+    """Start a node whose only description is the trusted start-up one."""
     n = NodeUnderTest('urdf_state_trusted', {'robot_description': TRUSTED,
                                              'frame_prefix': 'ds/', 'publish_frequency': 0.0})
     yield n

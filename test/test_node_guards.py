@@ -13,6 +13,8 @@
 # limitations under the License.
 
 """
+The guards around the node's other callbacks.
+
 The guards around the node's other callbacks: the description topic and parameter
 changes (failures inside the executor itself: test_ros_spin.py).
 """
@@ -64,6 +66,8 @@ def test_a_failing_parameter_change_is_refused_with_the_reason(probe, topic_node
 
 def test_a_parameter_of_no_type_is_refused_and_serving_goes_on(probe, topic_node):
     """
+    Check a parameter of no type is refused and serving goes on.
+
     A well-formed SetParameters whose value names no parameter type (``type: 99``):
     rclpy's callback raised ValueError out of the executor and the caller got no answer.
     """

@@ -111,6 +111,8 @@ class GeneralPath:
 
 def send_until_tf(side: RawSide, pub, names, values, stamp: int) -> bytes:
     """
+    Re-send a JointState until its /tf arrives; return its first payload.
+
     Best effort (and /tf discovery): re-send the same message until the /tf stamped
     ``stamp`` arrives; its first payload. The deadline is a bound, not an expectation (met
     in milliseconds at rest): a loaded machine once took over 15 s (Kilted, in CI).
@@ -186,6 +188,8 @@ def test_hot_path_tf_equals_the_general_path_byte_for_byte(side, robot, hot):
 @pytest.mark.parametrize('model_a', [TOY, REVOLUTE], ids=['prismatic', 'revolute'])
 def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side, model_a):
     """
+    Check a model swap during a 1 kHz stream never mixes two models.
+
     With a prismatic joint in the name list every message takes the Python path; with
     rotating joints only, the native loop (where it serves) installs each model's plan
     after its swap and serves the stream with it.
@@ -341,6 +345,8 @@ def _free_elsewhere(lock) -> bool:
 
 def test_a_settings_swap_adopts_the_joint_values_between_two_messages(side):
     """
+    Check a settings swap adopts the joint values between two messages.
+
     use_smallest_joint_limits rebuilds the model, whose new merger adopts the values the
     old one received. A JointState handled meanwhile (the serving thread, as a handed-over
     message) would change the old merger's received set and values under the adopt:
@@ -355,6 +361,8 @@ def test_a_settings_swap_adopts_the_joint_values_between_two_messages(side):
 
     class Interleaving(set):
         """
+        The old merger's received joints, letting a JointState in mid-adopt.
+
         The old merger's received joints: after the first one, a JointState is handled
         wherever the lock lets one in (old: here, mid-adopt).
         """

@@ -13,6 +13,8 @@
 # limitations under the License.
 
 """
+JointState handling over DDS.
+
 JointState handling over DDS: rate limit, timestamps, merging, bad messages,
 default positions, planar/floating joints, frame_prefix, description topic.
 

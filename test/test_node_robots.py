@@ -50,6 +50,8 @@ def node():
 
 def random_state(model, rng):
     """
+    Return values for every active variable, some beyond their limits.
+
     Values for every active variable: bounded joints up to 30 % beyond their limits
     (the first bounded one always beyond).
     """

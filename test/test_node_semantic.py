@@ -13,6 +13,8 @@
 # limitations under the License.
 
 """
+The node with an SRDF, over DDS.
+
 The node with an SRDF, over DDS: MoveIt's defaults and group states on /tf before any
 JointState (checked against pinocchio's FK), passive joints absent from /diagnostics, a bad
 SRDF refused with its reason, the SRDF from the robot_description_semantic topic.
@@ -47,6 +49,8 @@ DEFAULTS = {'wheel_joint': 0.0, 'z_lift': 0.3, 'shoulder_pan': 0.0, 'shoulder_li
 
 def expected_poses(values):
     """
+    Return the root-relative poses of every link by pinocchio.
+
     Root-relative poses of every link by pinocchio, at ``values`` (independent joints;
     the fingers' mimic rules applied here by hand).
     """
@@ -70,6 +74,8 @@ def moving_with(prefix):
 
 def assert_tf_matches(probe, prefix, values, since=0):
     """
+    Assert the node puts every link where pinocchio does at ``values``.
+
     The latest /tf_static and the first full /tf after ``since`` put every link where
     pinocchio does at ``values``.
     """

@@ -191,7 +191,11 @@ def test_signal_while_joint_states_flow(probe, start_node, case, executor):
 
 
 def big_tree(links: int, name: str) -> str:
-    """A valid binary tree of ``links`` links joined by revolute joints (megabytes of URDF)."""
+    """
+    Return a valid binary tree of ``links`` links joined by revolute joints.
+
+    Megabytes of URDF.
+    """
     parts = [f'<robot name="{name}">']
     parts += [f'<link name="l{i}"/>' for i in range(links)]
     parts += [f'<joint name="j{i}" type="revolute"><parent link="l{(i - 1) // 2}"/>'

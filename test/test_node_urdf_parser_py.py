@@ -68,6 +68,8 @@ def _set(probe, node, **values):
 
 def _tf_after_state(probe, model, names, values, static_since):
     """
+    Return the /tf_static and /tf after a JointState as one map.
+
     Return the /tf_static sent after ``static_since`` (index into the probe's /tf_static list) +
     the /tf answering one JointState, as one transform map.
     """

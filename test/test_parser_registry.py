@@ -272,7 +272,7 @@ def _install_plugin(tmp_path, monkeypatch, entry_points):
 @contextlib.contextmanager
 def registry_warnings():
     """
-    The messages the registry's logger warns with inside the block.
+    Collect the messages the registry's logger warns with inside the block.
 
     Read through a handler on that logger itself, not pytest's caplog: caplog's handler
     sits on the root logger, and where launch is imported (launch_testing's pytest plugin,

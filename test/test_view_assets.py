@@ -46,6 +46,8 @@ IMPORT_MAP = json.loads(re.search(r'<script type="importmap">(.*?)</script>',
 
 def _libraries() -> Path:
     """
+    Return the folder holding the listed files.
+
     The folder holding the listed files: ``view --install-assets``'s (./dev.sh setup runs it
     into $URDF_STATE_WEB_LIB), else node_modules after ``npm ci``.
     """
@@ -98,6 +100,8 @@ def test_the_lockfile_pins_what_package_json_asks_for():
 
 def test_an_installed_package_serves_the_page_without_the_source_tree(tmp_path, monkeypatch):
     """
+    Check an installed package serves the page without the source tree.
+
     install_data (colcon, pip) needs no network and installs no library; with the
     libraries of ``--install-assets`` the installed page is served from share/.
     """
