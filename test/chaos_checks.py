@@ -45,6 +45,8 @@ NONE, GOOD, FLOODED = 0, 1, 2
 
 def read_tf(data: bytes) -> tuple[int | None, dict]:
     """
+    Decode a serialized TFMessage: its first stamp and the transforms.
+
     (stamp of the first transform in ns, child -> (parent, 4x4)) of a serialized
     TFMessage (little-endian CDR, as Fast DDS writes it).
 
@@ -97,7 +99,9 @@ class Config:
 
     def mismatch(self, tf: dict, k: int) -> str | None:
         """
-        Why ``tf`` (child -> (parent, 4x4)) is not this model's answer to message k (None: it is).
+        Say why ``tf`` (child -> (parent, 4x4)) is not this model's answer to message k.
+
+        None: it is.
         """
         if set(tf) != self.frames:
             return f'{self.kin.model.name}/{self.prefix}: other frames'
@@ -163,7 +167,7 @@ class Ledger:
         return config
 
     def ack(self, config: Config, t_ack: float) -> None:
-        """The change was answered at ``t_ack``: in effect from then on."""
+        """Record the change answered at ``t_ack``: in effect from then on."""
         with self._lock:
             config.t_ack = self._t_ack[self.configs.index(config)] = t_ack
 
@@ -206,6 +210,8 @@ class Ledger:
 
     def lost_by_minute(self, upto: int, t0: float) -> dict[int, list[int]]:
         """
+        Return the minutes in which good messages got no /tf.
+
         {minute after ``t0``: [good messages sent, lost, first lost k]} of the minutes
         in which good messages (outside floods) got no /tf.
         """
@@ -247,6 +253,7 @@ class MemorySample:
     grows for a while but never past the segments' size (``shm_mapped``).
     ``private`` (RssAnon + RssFile) is the rest: a leak shows there.
     """
+
     t: float
     rss: float          # MB
     private: float      # MB

@@ -49,6 +49,8 @@ PIPE_BYTES = 1 << 20
 
 def split_frames(buffer: bytearray, on_tf: Callable[[float, bytes], None]) -> None:
     """
+    Hand the whole frames at the start of ``buffer`` to ``on_tf``.
+
     Hand every whole frame at the start of ``buffer`` to ``on_tf`` and remove it; a
     partial frame stays for the next read.
     """

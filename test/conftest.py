@@ -38,7 +38,9 @@ if not os.environ.get('ROS_DOMAIN_ID'):
 
 def pytest_configure(config):
     """
-    Register the ``ros`` marker: ``pytest -m "not ros"`` selects the tests that need no ROS
+    Register the ``ros`` marker.
+
+    ``pytest -m "not ros"`` selects the tests that need no ROS
     (what CI runs on Python 3.10 with Ubuntu 22.04's numpy, where no rclpy is installed).
     """
     config.addinivalue_line('markers', 'ros: needs rclpy (and DDS, messages or launch) to run')
@@ -70,7 +72,7 @@ def repo_root():
 @pytest.fixture(scope='module')
 def probe():
     """
-    The test side of the node tests (see ``node_harness.Probe``), one per module.
+    Return the test side of the node tests (see ``node_harness.Probe``), one per module.
 
     The harness is imported here, not at the top, so that the ROS-free test
     modules stay importable (and runnable) without rclpy; without it, the

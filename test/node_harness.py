@@ -34,15 +34,15 @@ import pytest
 
 rclpy = pytest.importorskip('rclpy')
 
-from rcl_interfaces.srv import SetParameters  # noqa: E402
-from rclpy.executors import SingleThreadedExecutor  # noqa: E402
-from rclpy.parameter import Parameter  # noqa: E402
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from std_msgs.msg import String  # noqa: E402
-from tf2_msgs.msg import TFMessage  # noqa: E402
-from urdf_state_py.core.transforms import quaternion_to_matrix  # noqa: E402
-from urdf_state_py.node.state_publisher import UrdfStateNode  # noqa: E402
+from rcl_interfaces.srv import SetParameters  # noqa: E402 - after importorskip
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402 - after importorskip
+from rclpy.parameter import Parameter  # noqa: E402 - after importorskip
+from rclpy.qos import (  # noqa: E402 - after importorskip
+    DurabilityPolicy, QoSProfile, ReliabilityPolicy)
+from sensor_msgs.msg import JointState  # noqa: E402 - after importorskip
+from tf2_msgs.msg import TFMessage  # noqa: E402 - after importorskip
+from urdf_state_py.core.transforms import quaternion_to_matrix  # noqa: E402 - after importorskip
+from urdf_state_py.node.state_publisher import UrdfStateNode  # noqa: E402 - after importorskip
 
 DEADLINE = 15.0
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
@@ -89,7 +89,7 @@ class _Spinner:
         while self.context.ok():
             try:
                 self.executor.spin_once(timeout_sec=0.05)
-            except Exception:  # noqa: BLE001 (a callback failed: show it, keep spinning)
+            except Exception:  # a callback failed: show it, keep spinning
                 if self.context.ok():
                     import traceback
                     traceback.print_exc()
@@ -104,6 +104,8 @@ class _Spinner:
 
 class _RecordingLogger:
     """
+    Keep (level, text) for assertions and print it.
+
     Keeps (level, text) for assertions and prints it (rclpy's logger keys its
     throttling by call site, so one forwarding wrapper cannot serve all levels).
     """
@@ -150,6 +152,7 @@ class NodeUnderTest:
         holder = self
 
         class _Recorded(UrdfStateNode):
+
             def get_logger(self):
                 if holder.logger is None:
                     holder.logger = _RecordingLogger(super().get_logger())
@@ -287,6 +290,8 @@ class Probe:
 
 def set_parameters(node, clients: dict, node_name: str, timeout=DEADLINE, **values):
     """
+    Call ``<node_name>/set_parameters`` and return its results.
+
     ``<node_name>/set_parameters`` from ``node`` (its executor spinning elsewhere);
     ``clients`` caches one client per target. The list of SetParametersResults.
     """

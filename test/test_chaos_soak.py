@@ -151,7 +151,7 @@ class Soak:
         """In a flood window now: a flood running, or less than FLOOD_MARGIN_S after one."""
         return self.flooding.is_set() or now < self.flood_end + FLOOD_MARGIN_S
 
-    def set(self, **values):
+    def set_params(self, **values):
         return set_parameters(self.side, self.clients, f'/{NODE}', 30.0, **values)
 
 
@@ -159,7 +159,7 @@ def _run_thread(soak: Soak, name: str, target, *args) -> threading.Thread:
     def body():
         try:
             target(soak, *args)
-        except BaseException as exc:  # noqa: BLE001 (pytest.fail too: reported at the end)
+        except BaseException as exc:  # pytest.fail too: reported at the end
             soak.errors.append(f'{name}: {type(exc).__name__}: {exc}')
     thread = threading.Thread(target=body, name=name, daemon=True)
     thread.start()
@@ -199,7 +199,11 @@ def _flood(soak: Soak, drivers) -> None:
 
 
 def _toggle_second(soak: Soak, present: bool) -> None:
-    """The second publisher appears (used once matched) or goes (after its samples are acked)."""
+    """
+    Make the second publisher appear or go.
+
+    It is used once matched, and goes after its samples are acked.
+    """
     from rclpy.duration import Duration
     if present:
         pub = soak.second_node.create_publisher(soak.JointState, 'joint_states', KEEP_ALL)
@@ -216,12 +220,13 @@ def _toggle_second(soak: Soak, present: bool) -> None:
 
 
 def _kill_parse(soak: Soak) -> None:
-    """A slow description; SIGKILL its parser worker once it is busy with it."""
+    """Send a slow description; SIGKILL its parser worker once it is busy with it."""
     workers = [c for c in psutil.Process(soak.node.proc.pid).children()
                if 'isolated' in ' '.join(c.cmdline())]
     cpu0 = [sum(w.cpu_times()[:2]) for w in workers]
     result = []
-    setter = threading.Thread(target=lambda: result.append(soak.set(robot_description=macro_bomb())))
+    setter = threading.Thread(
+        target=lambda: result.append(soak.set_params(robot_description=macro_bomb())))
     setter.start()
 
     def busy():
@@ -240,7 +245,7 @@ def _kill_parse(soak: Soak) -> None:
 
 
 def _conduct(soak: Soak, ledger: Ledger, t0: float, drivers, tmp_path) -> None:
-    """The schedule: one step every 5 s (see the module docstring)."""
+    """Run the schedule: one step every 5 s (see the module docstring)."""
     changes, hostile = _parameter_changes(), _hostile_descriptions(tmp_path)
     models = [TOY, OTHER]
     state = {'description': TOY, 'frame_prefix': PREFIX}
@@ -260,7 +265,7 @@ def _conduct(soak: Soak, ledger: Ledger, t0: float, drivers, tmp_path) -> None:
             n_change += 1
             config = ledger.config(state['description'], value, time.monotonic()) \
                 if name == 'frame_prefix' else None
-            (result,) = soak.set(**{name: value})
+            (result,) = soak.set_params(**{name: value})
             assert result.successful, f'{name}={value!r}: {result.reason}'
             if config is not None:
                 ledger.ack(config, time.monotonic())
@@ -270,7 +275,7 @@ def _conduct(soak: Soak, ledger: Ledger, t0: float, drivers, tmp_path) -> None:
         n_swap += 1                     # a swap
         description = models[n_swap % 2]
         config = ledger.config(description, state['frame_prefix'], time.monotonic())
-        (result,) = soak.set(robot_description=description)
+        (result,) = soak.set_params(robot_description=description)
         assert result.successful, result.reason
         ledger.ack(config, time.monotonic())
         state['description'] = description
@@ -280,7 +285,7 @@ def _conduct(soak: Soak, ledger: Ledger, t0: float, drivers, tmp_path) -> None:
             _run_thread(soak, 'flood', _flood, drivers)
             text, construct = hostile[n_hostile % len(hostile)]
             n_hostile += 1
-            (result,) = soak.set(robot_description=text)
+            (result,) = soak.set_params(robot_description=text)
             assert not result.successful and construct in result.reason, result.reason
             soak.refusals.append(('hostile description', result.reason))
             soak.events.append(f'hostile description refused: {result.reason[:80]}')
@@ -294,7 +299,7 @@ def _publish(pub, data: bytes) -> bool:
     try:
         pub.publish(data)
         return True
-    except Exception:  # noqa: BLE001 (RCLError "cannot publish data")
+    except Exception:  # RCLError "cannot publish data"
         return False
 
 

@@ -43,7 +43,7 @@ reports = _load()
 
 
 def race(first: list[str], second: list[str], location: list[str] | None = None) -> str:
-    """A data race report whose two access stacks and allocation stack have these frames."""
+    """Return a data race report whose two access stacks and allocation stack have these frames."""
     def frames(entries):
         return ''.join(f'    #{i} {e}\n' for i, e in enumerate(entries))
     text = ('WARNING: ThreadSanitizer: data race (pid=1)\n'

@@ -13,6 +13,8 @@
 # limitations under the License.
 
 """
+urdf_state_container under hostile input and at its edges.
+
 urdf_state_container under hostile input and at its edges: one robot's bad description,
 malformed messages and unload never disturb another's /tf or parameter answers; the cap on
 robots; a container that trusts LoadNode; SIGINT and SIGTERM with robots loaded.
@@ -20,15 +22,14 @@ robots; a container that trusts LoadNode; SIGINT and SIGTERM with robots loaded.
 import signal
 import threading
 
+from container_harness import answer_to, assert_tf_matches_fk, Container
+from node_harness import DEADLINE, wait_until
 import pytest
+from robot_files import FIXTURES, H1_2, RSP_FIXTURES
+from test_isolated_parser import macro_bomb
+from urdf_state_py.core.parsers import load_model
 
 pytestmark = pytest.mark.ros
-
-from container_harness import answer_to, assert_tf_matches_fk, Container  # noqa: E402
-from node_harness import DEADLINE, wait_until  # noqa: E402
-from robot_files import FIXTURES, H1_2, RSP_FIXTURES  # noqa: E402
-from test_isolated_parser import macro_bomb  # noqa: E402
-from urdf_state_py.core.parsers import load_model  # noqa: E402
 
 MOVING = (RSP_FIXTURES / 'two_links_moving_joint.urdf').read_text()
 ARM = FIXTURES / 'xacro' / 'fixture_arm'
@@ -36,7 +37,7 @@ ARM = FIXTURES / 'xacro' / 'fixture_arm'
 
 @pytest.fixture(scope='module')
 def pair(probe):
-    """A container with a target robot (/bad) and a bystander (/good)."""
+    """Start a container with a target robot (/bad) and a bystander (/good)."""
     c = Container(probe, 'isolation_container')
     c.ids = {ns: c.loaded(ns, {'robot_description': MOVING, 'frame_prefix': ns[1:] + '/',
                                'description.timeout': 10.0})
@@ -62,7 +63,7 @@ class Stream:
             value += 0.01
             try:
                 answer_to(self._probe, {'joint1': value}, '/good/joint_states', timeout=60.0)
-            except BaseException as exc:  # noqa: BLE001 - reported by stop()
+            except BaseException as exc:  # reported by stop()
                 self.failed.append(exc)
                 return
             self.answered += 1
@@ -154,7 +155,7 @@ def test_a_container_that_trusts_load_node_takes_xacro_with_file_roots(probe):
             'frame_prefix': 'arm/'})
         assert uid in trusting.listed()
         model = load_model((ARM / 'urdf' / 'arm.urdf').read_text())
-        values = {name: 0.1 for name in model.active_joint_names}
+        values = dict.fromkeys(model.active_joint_names, 0.1)
         assert_tf_matches_fk(probe, model, 'arm/', '/arm/joint_states', values)
         assert 'LoadNode trusted' in trusting.log()
     finally:

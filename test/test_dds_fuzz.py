@@ -46,16 +46,14 @@ import struct
 import subprocess
 import sys
 import sysconfig
-import threading
 import time
 
+from node_harness import LATCHED, wait_until
 import numpy as np
 import pytest
+from test_hostile_inputs import KEEP_ALL, NODE, NodeProcess, PREFIX, send_good, serialized, TOY
 
 pytestmark = pytest.mark.ros
-
-from node_harness import LATCHED, wait_until
-from test_hostile_inputs import KEEP_ALL, NODE, NodeProcess, PREFIX, send_good, serialized, TOY
 
 SOURCE = os.path.join(os.path.dirname(__file__), 'dds_fuzz', 'raw_writer.cpp')
 SEED = 17
@@ -89,7 +87,11 @@ def _vendored_libs() -> list[str]:
 
 @pytest.fixture(scope='module')
 def raw_writer(tmp_path_factory):
-    """The compiled writer: skipped without g++ or Fast DDS, failed if they do not build it."""
+    """
+    Return the compiled writer.
+
+    Skipped without g++ or Fast DDS, failed if they do not build it.
+    """
     # CI sets URDF_STATE_REQUIRE_RAW_WRITER=1 where it has g++: a skip there is a failure
     unavailable = pytest.fail if os.environ.get('URDF_STATE_REQUIRE_RAW_WRITER') == '1' \
         else pytest.skip
@@ -277,12 +279,14 @@ class ParameterReader:
 
 def log_kinds(lines: list[str]) -> tuple[Counter, Counter]:
     """
+    Count the node's log lines by kind.
+
     (the node's own log lines, everything else it printed), counted by kind: the text
     without numbers and quoted parts, cut where a throttle key (source, reason) ends.
     """
     own, other = Counter(), Counter()
     for line in lines:
-        found = re.match(rf'^\[[A-Z]+\] \[[\d.]+\] \[([^\]]*)\]: (.*)', line)
+        found = re.match(r'^\[[A-Z]+\] \[[\d.]+\] \[([^\]]*)\]: (.*)', line)
         text = found.group(2) if found else line
         text = re.sub(r'\d+(\.\d+)?', '#', re.sub(r"'[^']*'|\"[^\"]*\"", "''", text))
         if found and found.group(1) == NODE:
@@ -315,6 +319,8 @@ class PeakRss:
 @pytest.mark.parametrize('count', [10**8, 2**28])
 def test_a_request_with_an_absurd_count_costs_bounded_memory(probe, raw_writer, tmp_path, count):
     """
+    Check a request with an absurd count costs bounded memory.
+
     GetParameters whose name count is ``count`` (12 bytes): rmw_fastrtps sizes the
     sequence before reading it (see address_space.py); the node answers the next
     well-formed request, and its memory stays below the ceiling meanwhile.

@@ -20,12 +20,14 @@ pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 pytest.importorskip('rclpy')
 
-from robot_files import big_robot_params, H1_2  # noqa: E402
-from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
-from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.node.tf_path.fast_path import FastPath  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger  # noqa: E402
-from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms  # noqa: E402
+from robot_files import big_robot_params, H1_2  # noqa: E402 - after importorskip
+from urdf_state_py.core.kinematics import Kinematics  # noqa: E402 - after importorskip
+from urdf_state_py.core.parsers import load_model  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path.fast_path import FastPath  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path.joint_state_merger import (  # noqa: E402 - after importorskip
+    JointStateMerger)
+from urdf_state_py.node.tf_path.tf_publishing import (  # noqa: E402 - after importorskip
+    MovingTransforms)
 
 NS = 1_000_000_000
 
@@ -245,7 +247,11 @@ def test_a_joint_clamped_for_the_first_time_goes_to_the_general_path_once(toy):
 
 
 def chain(joints: int) -> str:
-    """A chain of ``joints`` revolute joints j0, j1, ... (every name list of it is eligible)."""
+    """
+    Return a chain of ``joints`` revolute joints (j0, j1, ...).
+
+    Every name list of it is eligible.
+    """
     links = ''.join(f'<link name="l{i}"/>' for i in range(joints + 1))
     return (f'<robot name="chain">{links}' + ''.join(
         f'<joint name="j{i}" type="revolute"><parent link="l{i}"/><child link="l{i + 1}"/>'
@@ -256,6 +262,8 @@ def chain(joints: int) -> str:
 
 def test_the_route_cache_of_a_large_robot_stays_within_its_memory_budget():
     """
+    Check a large robot's route cache stays within its memory budget.
+
     A peer cycling through 64 orders of a 100-joint robot's names: the cache keeps fewer
     routes than their count allows, so their memory stays within the budget.
     """
@@ -276,9 +284,12 @@ def test_the_route_cache_of_a_large_robot_stays_within_its_memory_budget():
 
 def test_the_native_self_test_drives_this_robot():
     """
+    Check the native self-test drives this robot.
+
     The native loop's start-up self-test holds TOY as model data (no XML parser in the
     node's start-up): the same links, joints, limits and mimic rules.
     """
     from urdf_state_py.core.model_codec import model_from_data, model_to_data
     from urdf_state_py.node.tf_path.native_selftest import SELF_TEST_MODEL
-    assert model_to_data(model_from_data(SELF_TEST_MODEL))[1:] == model_to_data(load_model(TOY))[1:]
+    assert (model_to_data(model_from_data(SELF_TEST_MODEL))[1:]
+            == model_to_data(load_model(TOY))[1:])

@@ -37,15 +37,14 @@ import sys
 import threading
 import time
 
+from node_harness import NS, transform_map, wait_until
 import numpy as np
 import pytest
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import serialize_message
+from sensor_msgs.msg import JointState
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import NS, transform_map, wait_until
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
-from rclpy.serialization import serialize_message  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
 
 diagnostic_msgs = pytest.importorskip('diagnostic_msgs.msg')
 
@@ -120,6 +119,8 @@ class NodeProcess:
 
     def __init__(self, tmp_path, extra: str = '', depth: int | None = None) -> None:
         """
+        Write the node's params file and start the node process on it.
+
         ``extra``: more lines of the params file (4-space indented ``name: value``);
         ``depth``: keep the last ``depth`` JointStates instead of all of them.
         """
@@ -193,7 +194,7 @@ class DiagnosticsRecorder:
             return len(self.statuses)
 
     def wait(self, predicate, since=0, timeout=CASE_DEADLINE, what='a /diagnostics status'):
-        """The first status after index ``since`` whose {key: value} satisfies ``predicate``."""
+        """Return the first status after ``since`` whose {key: value} satisfies ``predicate``."""
         def find():
             with self._lock:
                 for status in self.statuses[since:]:
@@ -238,7 +239,8 @@ def send_good(probe, raw, value, timeout=CASE_DEADLINE):
                 raise
     tf = transform_map(msg)
     angle = math.atan2(tf[PREFIX + 'la'][1][1, 0], tf[PREFIX + 'la'][1][0, 0])
-    assert angle == pytest.approx(value) and tf[PREFIX + 'lb'][1][0, 3] == pytest.approx(abs(value) / 2)
+    assert angle == pytest.approx(value) and \
+        tf[PREFIX + 'lb'][1][0, 3] == pytest.approx(abs(value) / 2)
     assert set(tf) == {PREFIX + 'la', PREFIX + 'lm', PREFIX + 'lb'}
     return msg
 

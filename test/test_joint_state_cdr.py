@@ -31,10 +31,13 @@ pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 pytest.importorskip('rclpy')
 
-from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_cdr import MalformedJointState
+from rclpy.serialization import (  # noqa: E402 - after importorskip
+    deserialize_message, serialize_message)
+from sensor_msgs.msg import JointState  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path.joint_state_cdr import (  # noqa: E402 - after importorskip
+    JointStateReader)
+from urdf_state_py.node.tf_path.joint_state_cdr import (  # noqa: E402 - after importorskip
+    MalformedJointState)
 
 ALPHABET = ['a', 'joint', '_', '1', 'é', 'ß', '関節', '🦾', ' ', '/']
 
@@ -96,7 +99,7 @@ def test_repeated_names_hit_the_cache_and_keep_the_tuple():
 def rclpy_decode(data):
     try:
         return deserialize_message(data, JointState)
-    except Exception:  # noqa: BLE001 - rclpy's errors (RMWError...) vary by release
+    except Exception:  # rclpy's errors (RMWError...) vary by release
         return None
 
 
@@ -172,7 +175,8 @@ def test_fuzz_malformed_payloads_raise_or_match_rclpy():
 
 def names_payload(raw_names):
     """Return a JointState payload (LE XCDR1) whose name strings are the given raw bytes."""
-    out = bytearray(b'\x00\x01\x00\x00' + struct.pack('<iI', 1, 2) + struct.pack('<I', 1) + b'\0\0\0\0')
+    out = bytearray(b'\x00\x01\x00\x00' + struct.pack('<iI', 1, 2) + struct.pack('<I', 1)
+                    + b'\0\0\0\0')
     out += struct.pack('<I', len(raw_names))
     for raw in raw_names:
         out += b'\0' * (-(len(out) - 4) % 4) + struct.pack('<I', len(raw)) + raw

@@ -30,7 +30,9 @@ import subprocess
 import sys
 import uuid
 
+from node_harness import wait_until
 import pytest
+from robot_files import REPO_ROOT
 
 pytestmark = pytest.mark.ros
 
@@ -38,9 +40,6 @@ pytest.importorskip('launch', reason='launch is not installed (ROS 2 launch fram
                     'on PyPI: a sourced ROS 2 distro has it)')
 pytest.importorskip('launch_ros', reason='launch_ros is not installed (not on PyPI: a '
                     'sourced ROS 2 distro has it)')
-
-from node_harness import wait_until  # noqa: E402 - after the importorskips
-from robot_files import REPO_ROOT  # noqa: E402
 
 #: Launch start-up, the parser process and DDS discovery on a loaded machine.
 START = 90.0

@@ -53,6 +53,7 @@ for name in [m for m in sys.modules if m.split('.')[0] in BLOCKED]:
     del sys.modules[name]          # anything a .pth file imported: gone, must be re-imported
 
 class Blocker:
+
     def find_spec(self, name, path=None, target=None):
         if name.split('.')[0] in BLOCKED:
             raise ImportError(f'{name} is blocked by test_layers')

@@ -30,13 +30,13 @@ import pytest
 
 pytest.importorskip('rclpy')
 
-from rclpy.serialization import serialize_message  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from test_joint_state_cdr import (count_offsets, mutations, names_payload,  # noqa: E402
-                                  random_joint_state)
-from urdf_state_py.node.tf_path import native  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_cdr import (JointStateReader,  # noqa: E402
-                                                        MalformedJointState)
+from rclpy.serialization import serialize_message  # noqa: E402 - after importorskip
+from sensor_msgs.msg import JointState  # noqa: E402 - after importorskip
+from test_joint_state_cdr import (  # noqa: E402 - after importorskip
+    count_offsets, mutations, names_payload, random_joint_state)
+from urdf_state_py.node.tf_path import native  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path.joint_state_cdr import (  # noqa: E402 - after importorskip
+    JointStateReader, MalformedJointState)
 
 pytestmark = pytest.mark.ros
 NS_PER_S = 1_000_000_000
@@ -93,6 +93,8 @@ def test_fuzz_same_verdict_as_the_python_reader(module):
 
 def test_a_smaller_cap_applies_to_cached_names(module):
     """
+    Check a smaller cap applies to cached names.
+
     After a swap to a smaller model the cap applies to the name list a reader has
     cached too (the C decoder always applied it, the Python reader skipped it).
     """
@@ -119,8 +121,9 @@ def test_repeated_names_keep_the_tuple(module):
     assert reader.read(serialize_message(msg))[0] == ('hip', 'knee', 'toe')
 
 
-@pytest.mark.parametrize('raw', [b'joint', b'', b'jo\0int\0', b'\xff\xfejoint\0', b'\xed\xa0\x80\0',
-                                 b'\xc0\xaf\0', b'\xf4\x90\x80\x80\0', b'\xe2\x82\0', b'\x80\0'])
+@pytest.mark.parametrize('raw', [b'joint', b'', b'jo\0int\0', b'\xff\xfejoint\0',
+                                 b'\xed\xa0\x80\0', b'\xc0\xaf\0', b'\xf4\x90\x80\x80\0',
+                                 b'\xe2\x82\0', b'\x80\0'])
 def test_bad_strings_same_verdict(module, raw):
     data = names_payload([b'a\0', raw])
     expected = verdict(JointStateReader(), data)
@@ -132,7 +135,8 @@ def test_valid_utf8_edges_are_accepted(module):
     edges = ['\u007f', '\u0080', '\u07ff', '\u0800', '\ud7ff', '\ue000', '\uffff', '\U00010000',
              '\U0010ffff']
     data = names_payload([s.encode() + b'\0' for s in edges])
-    assert verdict(native.NativeJointStateReader(module), data) == verdict(JointStateReader(), data)
+    assert (verdict(native.NativeJointStateReader(module), data)
+            == verdict(JointStateReader(), data))
     assert native.NativeJointStateReader(module).read(data)[0] == tuple(edges)
 
 
@@ -149,18 +153,21 @@ def test_absurd_counts_and_name_cap(module):
 
 
 def _fake_install(root, versions):
-    """A prefix holding lib/librcl.so, lib/librmw.so and their package.xml at ``versions``."""
+    """Make a prefix holding lib/librcl.so, lib/librmw.so and their package.xml at ``versions``."""
     (root / 'lib').mkdir(parents=True)
     for package, version in versions.items():
         (root / 'lib' / f'lib{package}.so').write_bytes(b'')
         share = root / 'share' / package
         share.mkdir(parents=True)
-        share.joinpath('package.xml').write_text(f'<package><version>{version}</version></package>')
+        share.joinpath('package.xml').write_text(
+            f'<package><version>{version}</version></package>')
     return {f'loaded_{package}': str(root / 'lib' / f'lib{package}.so') for package in versions}
 
 
 def test_abi_check_admits_the_distro_not_a_patch_release(module, tmp_path):
     """
+    Check the ABI check admits the distro, not a patch release.
+
     Another patch release of the same distro (rcl major, rmw major.minor) is admitted;
     another distro, or a library whose version cannot be told, is refused saying which.
     """
@@ -204,6 +211,8 @@ def test_switched_off_the_python_decoder_serves(fresh_status, value):
 
 def test_the_self_test_passes_and_a_failing_one_refuses_the_loop(fresh_status, module):
     """
+    Check the self-test passes and a failing one refuses the loop.
+
     The C plan and the Python specification agree here; when they do not, the loop is
     refused (the decoder, pure C, still serves) and the reason names the self-test.
     """
@@ -285,6 +294,8 @@ def _tf_equality_models():
 @pytest.mark.parametrize('robot', _tf_equality_models())
 def test_tf_bytes_equal_with_either_decoder(module, robot):
     """
+    Check the /tf bytes are equal with either decoder.
+
     The same JointState bytes through the node's path (fast path, general fallback)
     decoded by Python and by C: every /tf payload equal byte for byte.
     """

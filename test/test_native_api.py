@@ -38,10 +38,15 @@ pytestmark = pytest.mark.ros
 
 pytest.importorskip('rclpy')
 
-from test_fast_path import chain, TOY  # noqa: E402
-from test_native_loop import _payload, module, NativeTwin, NS  # noqa: E402,F401 (fixture)
-from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.node.tf_path.native_loop import plan_of  # noqa: E402
+from test_fast_path import chain, TOY  # noqa: E402 - after importorskip
+import test_native_loop  # noqa: E402 - after importorskip
+from test_native_loop import _payload, NativeTwin, NS  # noqa: E402 - after importorskip
+from urdf_state_py.core.parsers import load_model  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path.native_loop import plan_of  # noqa: E402 - after importorskip
+
+#: test_native_loop's fixture, which the tests below take as an argument (pytest finds a
+#: fixture as a module attribute; an import of the name would read as unused to flake8).
+module = test_native_loop.module
 
 #: A child process: the extension (URDF_STATE_NATIVE_MODULE's build, as in the parent),
 #: a loop paused by this thread, the kwargs of a real plan of test_fast_path's TOY (_kwargs),
@@ -120,6 +125,8 @@ def test_a_plan_refuses_an_empty_or_short_state(module, state):
 
 def test_a_refused_install_leaves_the_loop_without_a_plan(module):
     """
+    Check a refused install leaves the loop without a plan.
+
     The loop resumes with no plan (Python serves) rather than with the one before,
     which may be the previous model's.
     """
@@ -147,6 +154,8 @@ def test_a_refused_install_leaves_the_loop_without_a_plan(module):
 
 def test_a_plan_keeps_no_rounding_probe(module):
     """
+    Check a plan keeps no rounding probe.
+
     The probe (6 x 256 doubles per joint: 393 kB for 32 joints) is read by Plan()
     and not kept: 200 plans of a 32-joint route take a few MB, not 80.
     """

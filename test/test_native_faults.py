@@ -25,16 +25,19 @@ to Python), a failed publication one error and no /tf counted.
 """
 import time
 
+from node_harness import wait_until  # first: it skips the module without rclpy
 import pytest
+from test_hostile_inputs import DiagnosticsRecorder
+import test_native_node
+from test_native_node import native_node
+from test_node_hot_path import send_until_tf
 
 pytestmark = pytest.mark.ros
 
-pytest.importorskip('rclpy')
-
-from node_harness import wait_until  # noqa: E402
-from test_hostile_inputs import DiagnosticsRecorder  # noqa: E402
-from test_native_node import native_node, side, switch  # noqa: E402,F401 (fixtures)
-from test_node_hot_path import send_until_tf  # noqa: E402
+#: test_native_node's fixtures, which the tests below take as arguments (pytest finds a
+#: fixture as a module attribute; an import of the name would read as unused to flake8).
+side = test_native_node.side
+switch = test_native_node.switch
 
 
 def _health(node):

@@ -37,16 +37,19 @@ pytestmark = pytest.mark.ros
 
 pytest.importorskip('rclpy')
 
-from rclpy.serialization import serialize_message  # noqa: E402
-from robot_files import big_robot_params  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from test_fast_path import bounds_of, TOY, Twin  # noqa: E402
-from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.node.health import Health  # noqa: E402
-from urdf_state_py.node.tf_path import native  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_cdr import JointStateReader  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_cdr import MalformedJointState
-from urdf_state_py.node.tf_path.native_loop import LoopSync, PausingLock  # noqa: E402
+from rclpy.serialization import serialize_message  # noqa: E402 - after importorskip
+from robot_files import big_robot_params  # noqa: E402 - after importorskip
+from sensor_msgs.msg import JointState  # noqa: E402 - after importorskip
+from test_fast_path import bounds_of, TOY, Twin  # noqa: E402 - after importorskip
+from urdf_state_py.core.parsers import load_model  # noqa: E402 - after importorskip
+from urdf_state_py.node.health import Health  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path import native  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path.joint_state_cdr import (  # noqa: E402 - after importorskip
+    JointStateReader)
+from urdf_state_py.node.tf_path.joint_state_cdr import (  # noqa: E402 - after importorskip
+    MalformedJointState)
+from urdf_state_py.node.tf_path.native_loop import (  # noqa: E402 - after importorskip
+    LoopSync, PausingLock)
 
 NS = 1_000_000_000
 
@@ -60,11 +63,13 @@ def module():
 
 
 class _Logger:
+
     def error(self, text):
         raise AssertionError(text)
 
 
 class _Errors:
+
     def record(self, exc):
         raise exc
 
@@ -200,6 +205,8 @@ def test_big_robot_native_equals_python(module, path):
 
 def test_hostile_payloads_through_the_plan(module):
     """
+    Send hostile payloads through the installed plan.
+
     The decoder fuzz's mutations of a payload the installed plan serves: the plan
     hands each to Python or serves it, never anything else (and the ASan build of
     .ci/sanitize runs this too).
@@ -233,6 +240,8 @@ def _fan(joints: int, lower: str) -> str:
 
 def test_a_zero_of_the_other_sign_at_a_limit_is_no_clamp(module):
     """
+    Check a zero of the other sign at a limit is no clamp.
+
     -0.0 against a lower limit of +0.0: numpy's fmax picks the limit's zero for 16
     elements (its SIMD loop), the C loop keeps the message's; neither is a clamp (the
     general path reports none), so both counters stay at zero and the /tf bytes agree.

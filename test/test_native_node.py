@@ -26,21 +26,18 @@ serves joint_states and why.
 from contextlib import contextmanager
 import time
 
+from node_harness import NodeUnderTest, wait_until  # first: it skips the module without rclpy
 import numpy as np
 import pytest
+from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
+from rclpy.serialization import serialize_message
+from sensor_msgs.msg import JointState
+from test_node_hot_path import GeneralPath, RawSide, send_until_tf
+from test_node_joint_states import TOY
+from urdf_state_py.node.tf_path import native
+from urdf_state_py.node.tf_path.hot_path import HotPath
 
 pytestmark = pytest.mark.ros
-
-pytest.importorskip('rclpy')
-
-from node_harness import NodeUnderTest, wait_until  # noqa: E402
-from rclpy.qos import DurabilityPolicy, ReliabilityPolicy  # noqa: E402
-from rclpy.serialization import serialize_message  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from test_node_hot_path import GeneralPath, RawSide, send_until_tf  # noqa: E402
-from test_node_joint_states import TOY  # noqa: E402
-from urdf_state_py.node.tf_path import native  # noqa: E402
-from urdf_state_py.node.tf_path.hot_path import HotPath  # noqa: E402
 
 PARAMS = {'robot_description': TOY, 'publish_frequency': 0.0, 'ignore_timestamp': True}
 
@@ -63,6 +60,8 @@ def switch(monkeypatch):
 @contextmanager
 def native_node(side, switch, name):
     """
+    Start the node under test with the native loop on.
+
     The node under test with the native loop on (skips where it cannot run), and a
     JointState publisher it has matched.
     """
@@ -145,6 +144,8 @@ def test_switched_off_the_executor_serves_and_says_why(switch):
 
 def test_a_failed_self_test_leaves_python_to_serve_and_says_why(side, switch):
     """
+    Check a failed self-test leaves Python to serve and says why.
+
     A node started where the C plan and the Python specification disagree (faked):
     the extension waits and decodes, every message takes the Python path, and the log
     and /diagnostics say which check failed.
@@ -174,6 +175,8 @@ def test_a_failed_self_test_leaves_python_to_serve_and_says_why(side, switch):
 
 def test_the_native_loop_hands_every_route_without_a_plan_to_its_handler(switch):
     """
+    Check the native loop hands every route without a plan to its handler.
+
     Several subscriptions in one native wait set (the source_list case): with no plan
     installed, each message reaches its own route's handler, bytes unchanged.
     """
@@ -228,6 +231,8 @@ def test_the_native_loop_hands_every_route_without_a_plan_to_its_handler(switch)
 
 def test_diagnostics_shows_the_messages_handed_to_python_by_reason(side, switch):
     """
+    Check /diagnostics shows the messages handed to Python by reason.
+
     With a plan installed, every malformed message is handed to Python ('malformed'):
     /diagnostics, read over DDS, counts exactly as many as Python rejected.
     """
@@ -250,7 +255,8 @@ def test_diagnostics_shows_the_messages_handed_to_python_by_reason(side, switch)
             wait_until(lambda: pub.publish(truncated) or _rejected(node, 'truncated') > before,
                        what='the truncated message rejected')
         values, _ = recorder.wait(
-            lambda v, s: int(v.get(key, 0)) >= sent and v['rejected messages: truncated'] == v[key],
+            lambda v, s: (int(v.get(key, 0)) >= sent
+                          and v['rejected messages: truncated'] == v[key]),
             max(0, recorder.count() - 1), what='the handed-over messages counted')
         assert values['joint_states handed to Python: other names'] == '0', values
         assert values['native loop errors (rcl)'] == '0'

@@ -27,16 +27,15 @@ import subprocess
 import sys
 import threading
 
+from node_harness import DEADLINE, LATCHED, NodeUnderTest, transform_map, wait_until
 import numpy as np
 import pytest
+from rcl_interfaces.srv import GetParameters
+from std_msgs.msg import String
+from test_isolated_parser import macro_bomb
+from test_xacro_sandbox import CODE_ATTACKS
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import DEADLINE, LATCHED, NodeUnderTest, transform_map, wait_until
-from rcl_interfaces.srv import GetParameters  # noqa: E402 (after the harness' importorskip)
-from std_msgs.msg import String  # noqa: E402
-from test_isolated_parser import macro_bomb  # noqa: E402
-from test_xacro_sandbox import CODE_ATTACKS  # noqa: E402
 
 
 def robot(name='other', axis='0 0 1', x='0.1', head=''):
@@ -74,7 +73,7 @@ def good(probe, node):
 
 @pytest.fixture
 def started(probe):
-    """A node whose only description is the trusted start-up one."""
+    """Start a node whose only description is the trusted start-up one."""
     n = NodeUnderTest('urdf_state_trusted', {'robot_description': TRUSTED,
                                              'frame_prefix': 'ds/', 'publish_frequency': 0.0})
     yield n
@@ -396,7 +395,7 @@ def test_sigint_during_a_parse_ends_the_node_quietly(probe):
             try:
                 probe.set_parameters(f'/{name}', robot_description=macro_bomb(),
                                      timeout=4 * DEADLINE)
-            except BaseException:  # noqa: BLE001 (pytest.fail of the harness, in a thread)
+            except BaseException:  # pytest.fail of the harness, in a thread
                 pass
         threading.Thread(target=set_bomb, daemon=True).start()
         # the parser process busy with the bomb (a second of CPU: more than its imports)

@@ -23,17 +23,16 @@ reads in rqt_robot_monitor.
 import threading
 from types import SimpleNamespace
 
-import pytest
-
-pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
 from node_harness import NodeUnderTest
-from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
+import pytest
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
 from test_hostile_inputs import DiagnosticsRecorder, serialized, TOY
 from test_joint_states import make_merger
-from urdf_state_py.node import diagnostics, health  # noqa: E402
-from urdf_state_py.node.tf_path import native  # noqa: E402
+from urdf_state_py.node import diagnostics, health
+from urdf_state_py.node.tf_path import native
+
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 diagnostic_msgs = pytest.importorskip('diagnostic_msgs.msg')
 OK, WARN, ERROR = (diagnostic_msgs.DiagnosticStatus.OK, diagnostic_msgs.DiagnosticStatus.WARN,
@@ -48,7 +47,8 @@ class Feeder:
         self.values = {}
         self._probe = probe
         self._pub = probe.node.create_publisher(
-            JointState, 'joint_states', QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+            JointState, 'joint_states',
+            QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -85,6 +85,8 @@ def diag(probe):
 
 def test_an_idle_robots_status_is_sent_again_unbuilt_and_a_change_shows(probe, monkeypatch):
     """
+    Check an idle robot's status is sent again unbuilt and a change shows.
+
     Idle, the status goes out every tick without pausing the loop or rebuilding it; a
     JointState (also one the native loop serves alone), a rejected message and a new
     description each show, with no periodic rebuild to fall back on.
@@ -133,6 +135,8 @@ def test_an_idle_robots_status_is_sent_again_unbuilt_and_a_change_shows(probe, m
 def test_an_idle_robots_joint_turns_stale_on_time_with_no_rebuild_to_fall_back_on(
         probe, monkeypatch):
     """
+    Check an idle robot's joint turns stale on time.
+
     No input at all after one JointState: the status shows the joint stale once
     ``diagnostics.stale_after`` has passed, though nothing changed its quiet key.
     """
@@ -237,6 +241,8 @@ def test_a_rejected_description_is_counted_and_the_model_kept(probe, diag):
 
 class _NotIterable(set):
     """
+    A received set that must not be iterated.
+
     A received set that a reader without the JointState lock must not iterate: a message
     may be growing it ("Set changed size during iteration" failed the tick).
     """
@@ -247,6 +253,8 @@ class _NotIterable(set):
 
 def test_the_quiet_key_sees_a_first_value_without_iterating_the_received_joints():
     """
+    Check the quiet key sees a first value without iterating.
+
     The key is read without the JointState lock; it follows the merger's count of first
     values, which changes exactly when the pending joints do.
     """
@@ -265,6 +273,8 @@ def test_the_quiet_key_sees_a_first_value_without_iterating_the_received_joints(
 
 def test_the_quiet_key_tells_a_new_model_from_the_freed_one_before_it():
     """
+    Check the quiet key tells a new model from the freed one before it.
+
     A description replaced while the robot is idle: the key must change though the old
     model is gone and the new one is given its memory (and so its id()).
     """

@@ -13,17 +13,18 @@
 # limitations under the License.
 
 """
+The guards around the node's other callbacks.
+
 The guards around the node's other callbacks: the description topic and parameter
 changes (failures inside the executor itself: test_ros_spin.py).
 """
 
+from node_harness import LATCHED, NodeUnderTest, wait_until
 import pytest
+from std_msgs.msg import String
+from test_hostile_inputs import TOY
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import LATCHED, NodeUnderTest, wait_until
-from std_msgs.msg import String  # noqa: E402
-from test_hostile_inputs import TOY
 
 
 @pytest.fixture(scope='module')
@@ -65,6 +66,8 @@ def test_a_failing_parameter_change_is_refused_with_the_reason(probe, topic_node
 
 def test_a_parameter_of_no_type_is_refused_and_serving_goes_on(probe, topic_node):
     """
+    Check a parameter of no type is refused and serving goes on.
+
     A well-formed SetParameters whose value names no parameter type (``type: 99``):
     rclpy's callback raised ValueError out of the executor and the caller got no answer.
     """

@@ -26,24 +26,23 @@ import threading
 import time
 import uuid
 
+from node_harness import _Spinner, NodeUnderTest, NS, Probe, wait_until
 import numpy as np
 import pytest
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.serialization import serialize_message
+from robot_files import corpus_file, H1_2
+from sensor_msgs.msg import JointState
+from test_node_joint_states import MULTI_DOF, TOY
+from tf2_msgs.msg import TFMessage
+from urdf_state_py.core.kinematics import Kinematics
+from urdf_state_py.core.parsers import load_model
+from urdf_state_py.node.guards import INTERNAL_ERROR
+from urdf_state_py.node.tf_path.hot_path import unavailable_reason
+from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger
+from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import _Spinner, NodeUnderTest, NS, Probe, wait_until  # noqa: E402
-from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
-from rclpy.serialization import serialize_message  # noqa: E402
-from robot_files import corpus_file, H1_2  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from test_node_joint_states import MULTI_DOF, TOY  # noqa: E402
-from tf2_msgs.msg import TFMessage  # noqa: E402
-from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
-from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.node.guards import INTERNAL_ERROR  # noqa: E402
-from urdf_state_py.node.tf_path.hot_path import unavailable_reason  # noqa: E402
-from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger  # noqa: E402
-from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms  # noqa: E402
 
 _FIRST_STAMP = struct.Struct('<ii')  # after the CDR header and the sequence length
 
@@ -112,6 +111,8 @@ class GeneralPath:
 
 def send_until_tf(side: RawSide, pub, names, values, stamp: int) -> bytes:
     """
+    Re-send a JointState until its /tf arrives; return its first payload.
+
     Best effort (and /tf discovery): re-send the same message until the /tf stamped
     ``stamp`` arrives; its first payload. The deadline is a bound, not an expectation (met
     in milliseconds at rest): a loaded machine once took over 15 s (Kilted, in CI).
@@ -187,6 +188,8 @@ def test_hot_path_tf_equals_the_general_path_byte_for_byte(side, robot, hot):
 @pytest.mark.parametrize('model_a', [TOY, REVOLUTE], ids=['prismatic', 'revolute'])
 def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side, model_a):
     """
+    Check a model swap during a 1 kHz stream never mixes two models.
+
     With a prismatic joint in the name list every message takes the Python path; with
     rotating joints only, the native loop (where it serves) installs each model's plan
     after its swap and serves the stream with it.
@@ -276,6 +279,7 @@ def test_a_message_that_fails_is_counted_logged_once_and_the_thread_goes_on(side
         real_read, failing = reader.read, [5]
 
         class Failing:
+
             def read(self, data):
                 if failing[0] > 0:
                     failing[0] -= 1
@@ -341,6 +345,8 @@ def _free_elsewhere(lock) -> bool:
 
 def test_a_settings_swap_adopts_the_joint_values_between_two_messages(side):
     """
+    Check a settings swap adopts the joint values between two messages.
+
     use_smallest_joint_limits rebuilds the model, whose new merger adopts the values the
     old one received. A JointState handled meanwhile (the serving thread, as a handed-over
     message) would change the old merger's received set and values under the adopt:
@@ -355,6 +361,8 @@ def test_a_settings_swap_adopts_the_joint_values_between_two_messages(side):
 
     class Interleaving(set):
         """
+        The old merger's received joints, letting a JointState in mid-adopt.
+
         The old merger's received joints: after the first one, a JointState is handled
         wherever the lock lets one in (old: here, mid-adopt).
         """

@@ -13,6 +13,8 @@
 # limitations under the License.
 
 """
+JointState handling over DDS.
+
 JointState handling over DDS: rate limit, timestamps, merging, bad messages,
 default positions, planar/floating joints, frame_prefix, description topic.
 
@@ -20,14 +22,13 @@ Nodes publishing on the shared /tf are told apart by their frame prefixes.
 """
 import math
 
+from node_harness import compose_poses, LATCHED, NodeUnderTest, transform_map, wait_until
 import numpy as np
 import pytest
-
-pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import compose_poses, LATCHED, NodeUnderTest, transform_map, wait_until
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
+
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 MS = 1_000_000
 S = 1_000_000_000

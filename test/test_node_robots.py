@@ -23,15 +23,14 @@ root-relative poses compared with ``Kinematics.link_poses`` to 1e-9.
 """
 import zlib
 
+from node_harness import compose_poses, NodeUnderTest, transform_map, wait_until
 import numpy as np
 import pytest
-
-pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import compose_poses, NodeUnderTest, transform_map, wait_until
 from robot_files import CORPUS, corpus_params, H1_2
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
+
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 #: Real robots of the shared corpus, beside the bundled H1_2 that always runs.
 CORPUS_ROBOTS = {
@@ -51,6 +50,8 @@ def node():
 
 def random_state(model, rng):
     """
+    Return values for every active variable, some beyond their limits.
+
     Values for every active variable: bounded joints up to 30 % beyond their limits
     (the first bounded one always beyond).
     """
@@ -108,7 +109,7 @@ def test_tf_matches_forward_kinematics(probe, node, robot, ignore_limits):
 
     poses = compose_poses(transform_map(static, moving), model.root)
     assert set(poses) == set(model.link_names)
-    q = kin.positions(dict((n, v) for n, v in zip(names, values) if n not in mimics))
+    q = kin.positions({n: v for n, v in zip(names, values) if n not in mimics})
     expected = kin.link_poses(q, ignore_limits=ignore_limits)
     worst = max(np.abs(poses[link] - expected[i]).max()
                 for i, link in enumerate(model.link_names))

@@ -20,12 +20,11 @@ description it needs through the SetParameters service, as ``ros2 param set``.
 """
 import math
 
+from node_harness import NodeUnderTest, transform_map, wait_until
 import pytest
+from robot_files import RSP_FIXTURES
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import NodeUnderTest, transform_map, wait_until
-from robot_files import RSP_FIXTURES
 
 FIXED = (RSP_FIXTURES / 'two_links_fixed_joint.urdf').read_text()
 MOVING = (RSP_FIXTURES / 'two_links_moving_joint.urdf').read_text()

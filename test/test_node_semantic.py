@@ -13,6 +13,8 @@
 # limitations under the License.
 
 """
+The node with an SRDF, over DDS.
+
 The node with an SRDF, over DDS: MoveIt's defaults and group states on /tf before any
 JointState (checked against pinocchio's FK), passive joints absent from /diagnostics, a bad
 SRDF refused with its reason, the SRDF from the robot_description_semantic topic.
@@ -21,22 +23,19 @@ Robot: ``test/fixtures/srdf/mobile_arm`` (planar virtual joint, continuous joint
 limits that move the defaults, passive mimic fingers; see test_robot_model.py for the
 MoveIt values worked out by hand).
 """
-import math
-
+from node_harness import compose_poses, LATCHED, NodeUnderTest, transform_map, wait_until
 import numpy as np
 import pytest
+from robot_files import FIXTURES
+from std_msgs.msg import String
+from test_hostile_inputs import DiagnosticsRecorder
+from test_kinematics_pinocchio import pinocchio_configuration  # skips without pinocchio
+from urdf_state_py.core.kinematics import Kinematics
+from urdf_state_py.core.parsers import load_model_file
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
-from node_harness import compose_poses, LATCHED, NodeUnderTest, transform_map, wait_until
-from robot_files import FIXTURES
-from std_msgs.msg import String  # noqa: E402
-from test_hostile_inputs import DiagnosticsRecorder
-from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
-from urdf_state_py.core.parsers import load_model_file  # noqa: E402
-
 pin = pytest.importorskip('pinocchio')
-from test_kinematics_pinocchio import pinocchio_configuration  # noqa: E402
 
 URDF_PATH = FIXTURES / 'srdf' / 'mobile_arm.urdf'
 URDF = URDF_PATH.read_text()
@@ -50,6 +49,8 @@ DEFAULTS = {'wheel_joint': 0.0, 'z_lift': 0.3, 'shoulder_pan': 0.0, 'shoulder_li
 
 def expected_poses(values):
     """
+    Return the root-relative poses of every link by pinocchio.
+
     Root-relative poses of every link by pinocchio, at ``values`` (independent joints;
     the fingers' mimic rules applied here by hand).
     """
@@ -73,6 +74,8 @@ def moving_with(prefix):
 
 def assert_tf_matches(probe, prefix, values, since=0):
     """
+    Assert the node puts every link where pinocchio does at ``values``.
+
     The latest /tf_static and the first full /tf after ``since`` put every link where
     pinocchio does at ``values``.
     """

@@ -37,15 +37,14 @@ import threading
 import time
 import uuid
 
-import pytest
-
-pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
 from node_harness import wait_until
+import pytest
 from robot_files import H1_2
-from sensor_msgs.msg import JointState  # noqa: E402 - after the harness's importorskip
+from sensor_msgs.msg import JointState
 from urdf_state_py.core.parsers import load_model
 from urdf_state_py.node.process.loopback import loopback_env
+
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 #: What launch waits after SIGINT before it sends SIGTERM (its sigterm_timeout).
 LAUNCH_PATIENCE_S = 5.0
@@ -192,7 +191,11 @@ def test_signal_while_joint_states_flow(probe, start_node, case, executor):
 
 
 def big_tree(links: int, name: str) -> str:
-    """A valid binary tree of ``links`` links joined by revolute joints (megabytes of URDF)."""
+    """
+    Return a valid binary tree of ``links`` links joined by revolute joints.
+
+    Megabytes of URDF.
+    """
     parts = [f'<robot name="{name}">']
     parts += [f'<link name="l{i}"/>' for i in range(links)]
     parts += [f'<joint name="j{i}" type="revolute"><parent link="l{(i - 1) // 2}"/>'
@@ -219,7 +222,8 @@ def test_signal_while_a_description_loads(probe, start_node, case, executor):
         node.send(SIGNALS[case])
         assert_quiet_exit(node, case)
         assert f"'{name}'" not in before, (
-            f'the description had finished loading before the signal: grow LOADING_LINKS\n{before}')
+            'the description had finished loading before the signal: grow LOADING_LINKS\n'
+            f'{before}')
         # the signal ended the parse: a shutdown, not a description to complain about
         assert 'Failed to parse robot description' not in node.output(), node.output()
     finally:

@@ -13,6 +13,8 @@
 # limitations under the License.
 
 """
+joint_state_publisher's job in the node, over DDS against a node process.
+
 joint_state_publisher's job in the node, over DDS against a node process:
 ``source_list`` merging, the complete ``joint_states`` output, ``zeros``,
 ``dependent_joints``, ``integrate_velocity`` and the validation of each new
@@ -78,7 +80,7 @@ def _yaml(params: dict) -> str:
 class NodeProcess(_HostileProcess):
     """``python -m urdf_state_py.node`` in namespace /srcs with ``params``; its log lines."""
 
-    def __init__(self, tmp_path, name, params, namespace=NAMESPACE) -> None:   # noqa: not TOY
+    def __init__(self, tmp_path, name, params, namespace=NAMESPACE) -> None:  # not TOY
         path = tmp_path / f'{name}.yaml'
         path.write_text(_yaml(params))
         self.name = f'{namespace}/{name}'
@@ -121,7 +123,7 @@ class JointStatesRecorder:
             return len(self.got)
 
     def wait(self, predicate, what, since=0):
-        """The newest message received after the ``since``-th for which ``predicate`` holds."""
+        """Return the newest message after the ``since``-th for which ``predicate`` holds."""
         from node_harness import wait_until
 
         def find():
@@ -170,8 +172,9 @@ def tf_with(probe, child, since=0, stamp=None):
 
 def _sources_path() -> str:
     """
-    Return the start of the path line the node logs for its source topics: the native loop's
-    wait set where this process could run it, else the executor.
+    Return the start of the path line the node logs for its source topics.
+
+    The native loop's wait set where this process could run it, else the executor.
     """
     from urdf_state_py.node.tf_path import native
     status = native.status()
@@ -320,6 +323,8 @@ def test_bad_values_via_set_parameters_are_refused(probe, node):
 
 def test_valid_changes_at_run_time(probe, node):
     """
+    Check valid changes at run time.
+
     A new dependent_joints factor rebuilds the model and keeps what the sources gave;
     a new rate re-creates the timer; a value for a dependent joint is overridden.
     """
@@ -371,6 +376,8 @@ def test_bad_values_at_start_up_are_ignored_with_one_error_each(probe, tmp_path)
 
 def test_integrate_velocity_on_plain_joint_states(probe, tmp_path):
     """
+    Check integrate_velocity on a plain joint_states.
+
     Without source_list: joint_states is read by the integrating path, nothing is
     published on joint_states, and a run-time integrate_velocity is refused when the
     node started without one.

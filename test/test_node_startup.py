@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import uuid
 
+from node_harness import wait_until
 import pytest
+from rcl_interfaces.srv import SetParameters
+from rclpy.parameter import Parameter
+from test_node_shutdown import big_tree, LOADING_LINKS, NodeProcess
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import wait_until
-from rcl_interfaces.srv import SetParameters  # noqa: E402 - after the harness's importorskip
-from rclpy.parameter import Parameter  # noqa: E402
-from test_node_shutdown import big_tree, LOADING_LINKS, NodeProcess
 
 ONE_LINK = "<robot name='test'><link name='base_link'/></robot>"
 

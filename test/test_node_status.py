@@ -24,11 +24,10 @@ from pathlib import Path
 import subprocess
 import sys
 
+from node_harness import NodeUnderTest
 import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import NodeUnderTest  # noqa: E402 - after the harness' importorskip
 
 ARM = Path(__file__).resolve().parent / 'fixtures' / 'urdfdom_arm.urdf'
 

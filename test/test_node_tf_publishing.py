@@ -19,15 +19,17 @@ import pytest
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 pytest.importorskip('rclpy')
+Time = pytest.importorskip('builtin_interfaces.msg').Time  # installed with rclpy
 
-from builtin_interfaces.msg import Time  # noqa: E402
-from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
-from robot_files import big_robot_params  # noqa: E402
-from tf2_msgs.msg import TFMessage  # noqa: E402
-from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
-from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.node.tf_path.tf_publishing import cdr_padding  # noqa: E402,E501
-from urdf_state_py.node.tf_path.tf_publishing import MovingTransforms, static_message
+from rclpy.serialization import (  # noqa: E402 - after importorskip
+    deserialize_message, serialize_message)
+from robot_files import big_robot_params  # noqa: E402 - after importorskip
+from tf2_msgs.msg import TFMessage  # noqa: E402 - after importorskip
+from urdf_state_py.core.kinematics import Kinematics  # noqa: E402 - after importorskip
+from urdf_state_py.core.parsers import load_model  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path.tf_publishing import cdr_padding  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path.tf_publishing import (  # noqa: E402 - after importorskip
+    MovingTransforms, static_message)
 
 
 @pytest.fixture(scope='module', params=big_robot_params())
@@ -45,7 +47,8 @@ def random_q(kin, seed):
 def test_static_message_has_every_fixed_joint(talos):
     msg = static_message(talos.fixed_transforms(), 'p/', Time(sec=3))
     fixed = [j for j in talos.model.joints if not j.is_movable]
-    assert sorted(t.child_frame_id for t in msg.transforms) == sorted('p/' + j.child for j in fixed)
+    assert (sorted(t.child_frame_id for t in msg.transforms)
+            == sorted('p/' + j.child for j in fixed))
     assert all(t.header.frame_id.startswith('p/') and t.header.stamp.sec == 3
                for t in msg.transforms)
 

@@ -24,17 +24,16 @@ calls); both /tf + /tf_static sets must match frame by frame to 1e-12 and
 compose to the core's FK. Then the plugin's rejections and its ``strict``
 option, which the node declares as the parameter ``urdf_parser_py.strict``.
 """
+from node_harness import compose_poses, NodeUnderTest, transform_map, wait_until
 import numpy as np
 import pytest
-
-pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import compose_poses, NodeUnderTest, transform_map, wait_until
 from robot_files import corpus_file, corpus_params, FIXTURES
 from robot_files import H1_2 as H1_2_PATH
 from test_node_robots import random_state
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import load_model
+
+pytestmark = pytest.mark.ros  # needs rclpy and DDS
 
 pytest.importorskip('urdf_parser_py.urdf')
 
@@ -69,6 +68,8 @@ def _set(probe, node, **values):
 
 def _tf_after_state(probe, model, names, values, static_since):
     """
+    Return the /tf_static and /tf after a JointState as one map.
+
     Return the /tf_static sent after ``static_since`` (index into the probe's /tf_static list) +
     the /tf answering one JointState, as one transform map.
     """

@@ -40,7 +40,7 @@ LIMITS = ParseLimits(timeout_s=60.0, max_memory_mb=512, max_bytes=1 << 20)
 
 @pytest.fixture(autouse=True)
 def importable_plugin(monkeypatch):
-    """The worker process imports the test plugin by module name."""
+    """Let the worker process import the test plugin by module name."""
     here = str(Path(__file__).parent)
     monkeypatch.setenv('PYTHONPATH', os.pathsep.join(filter(None, [here, os.environ.get(
         'PYTHONPATH')])))

@@ -119,6 +119,7 @@ def test_unknown_forced_parser_lists_available_names():
 
 def test_parser_exception_is_wrapped_with_parser_name():
     class Broken(FixedScore):
+
         def parse(self, data, options):
             raise KeyError('boom')
 
@@ -140,6 +141,7 @@ def test_model_error_keeps_its_message_and_gains_the_parser_name():
 
 def test_returning_something_else_than_a_model_is_an_error():
     class Lazy(FixedScore):
+
         def parse(self, data, options):
             return None
 
@@ -270,7 +272,7 @@ def _install_plugin(tmp_path, monkeypatch, entry_points):
 @contextlib.contextmanager
 def registry_warnings():
     """
-    The messages the registry's logger warns with inside the block.
+    Collect the messages the registry's logger warns with inside the block.
 
     Read through a handler on that logger itself, not pytest's caplog: caplog's handler
     sits on the root logger, and where launch is imported (launch_testing's pytest plugin,
@@ -281,6 +283,7 @@ def registry_warnings():
     messages = []
 
     class Recorder(logging.Handler):
+
         def emit(self, record):
             messages.append(record.getMessage())
 

@@ -267,6 +267,8 @@ def test_strict_numbers(bad):
 @pytest.mark.parametrize('attribute', ['lower', 'upper', 'effort', 'velocity'])
 def test_non_finite_limit_is_rejected(attribute, value, error):
     """
+    Check a non-finite limit is rejected.
+
     Every spelling Python's float() turns into inf or nan, in every attribute of <limit>:
     none reaches the model as a joint limit.
     """

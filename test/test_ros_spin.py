@@ -29,12 +29,12 @@ import pytest
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
 rclpy = pytest.importorskip('rclpy')
-from rclpy import executors  # noqa: E402
-from rclpy.executors import ExternalShutdownException  # noqa: E402
-from rclpy.node import Node  # noqa: E402
-from urdf_state_py.node.process import spin  # noqa: E402
-from urdf_state_py.node.process.spin import (make_executor, MultiThreadedExecutor,
-                                             SingleThreadedExecutor, spin_until_shutdown)
+from rclpy import executors  # noqa: E402 - after importorskip
+from rclpy.executors import ExternalShutdownException  # noqa: E402 - after importorskip
+from rclpy.node import Node  # noqa: E402 - after importorskip
+from urdf_state_py.node.process import spin  # noqa: E402 - after importorskip
+from urdf_state_py.node.process.spin import (  # noqa: E402 - after importorskip
+    make_executor, MultiThreadedExecutor, SingleThreadedExecutor, spin_until_shutdown)
 
 HAS_EVENTS = importlib.util.find_spec('rclpy.experimental') is not None and hasattr(
     importlib.import_module('rclpy.experimental'), 'EventsExecutor')
@@ -57,6 +57,8 @@ def test_auto_picks_events_executor_where_it_exists_and_the_native_loop_serves(c
 
 def test_auto_picks_the_wait_set_executor_where_python_serves_joint_states(context, monkeypatch):
     """
+    Check auto picks the wait-set executor where Python serves joint_states.
+
     EventsExecutor queues an event per unserved message (a flood grows memory without
     bound, see test_flood): without the native loop, auto takes the wait-set executor.
     """
@@ -73,6 +75,8 @@ def test_single_is_the_default_executor(context, monkeypatch):
 
 def unraisable_while_building(executor_class) -> list:
     """
+    Return what Python reports as a half-built executor is collected.
+
     Build ``executor_class`` on a context already shut down (what rclpy's signal
     handler leaves behind), collect the half-built object, and return what Python
     reported as it did (``Exception ignored in ...``).
@@ -83,7 +87,7 @@ def unraisable_while_building(executor_class) -> list:
     seen = []
     previous, sys.unraisablehook = sys.unraisablehook, seen.append
     try:
-        with pytest.raises(Exception):  # noqa: B017, PT011 - rclpy's error for a dead context
+        with pytest.raises(Exception):  # rclpy's error for a dead context
             executor_class(context=shut)
         gc.collect()
     finally:
@@ -98,12 +102,15 @@ def test_an_executor_a_signal_interrupts_while_built_is_collected_quietly(execut
 
 def test_the_check_above_sees_rclpys_own_executor_report_an_error():
     """
+    Check the check above sees rclpy's own executor report an error.
+
     The control: the same check on rclpy's class finds its ``__del__`` error (Jazzy,
     Kilted); an rclpy release that no longer has it is told apart with a skip.
     """
     reports = unraisable_while_building(executors.SingleThreadedExecutor)
     if not reports:
-        pytest.skip('this rclpy collects a half-built executor quietly: the subclasses are not needed')
+        pytest.skip('this rclpy collects a half-built executor quietly: '
+                    'the subclasses are not needed')
     assert any('_sigint_gc' in report for report in reports), reports
 
 
@@ -164,6 +171,8 @@ def test_a_real_error_propagates_after_the_shutdown():
 @pytest.mark.parametrize('kind', ['single', 'events'])
 def test_a_callback_failing_inside_the_executor_is_survived(kind):
     """
+    Check a callback failing inside the executor is survived.
+
     Rclpy takes some inputs itself (a parameter service request) before any callback of
     ours runs; if that fails, the spin loop logs it and carries on.
     """
@@ -172,6 +181,7 @@ def test_a_callback_failing_inside_the_executor_is_survived(kind):
     ticks = []
 
     class FailingOnce(RecordingNode):
+
         def __init__(self):
             super().__init__()
             self.create_timer(0.01, self.tick)
@@ -190,6 +200,8 @@ def test_a_callback_failing_inside_the_executor_is_survived(kind):
 @pytest.mark.parametrize('kind', ['single'] + (['events'] if HAS_EVENTS else []))
 def test_first_signal_ends_the_spin_and_later_ones_are_ignored(kind):
     """
+    Check the first signal ends the spin and later ones are ignored.
+
     In-process: SIGINT during the spin ends it (the wait-set executor gets a
     KeyboardInterrupt, the EventsExecutor stops itself); SIGINT and SIGTERM are
     ignored from then on, so a second Ctrl-C cannot cut the clean-up short.
@@ -219,6 +231,8 @@ def test_first_signal_ends_the_spin_and_later_ones_are_ignored(kind):
 
 def test_a_signal_while_the_node_is_built_is_seen_after_it_without_interrupting_it():
     """
+    Check a signal while the node is built is seen after it.
+
     SIGINT in the middle of building the node is recorded, never raised there: the
     constructor runs to its end, then the node is destroyed without a spin. Raised from
     the handler, it once landed in importlib's module-lock callback (the import lock left
@@ -250,6 +264,8 @@ def test_handlers_are_restored_when_no_signal_came():
 @pytest.mark.parametrize('kind', ['single'] + (['events'] if HAS_EVENTS else []))
 def test_a_spin_leaves_nothing_behind(kind):
     """
+    Check a spin leaves nothing behind.
+
     The node spins in short windows forever: whatever one window allocates and keeps
     is a leak that grows with uptime. EventsExecutor's spin_until_future_complete kept a
     ~26-byte block per call (32 bytes of RSS; 230 kB an hour at 0.5 s windows); spin_once
@@ -277,6 +293,8 @@ def test_a_spin_leaves_nothing_behind(kind):
 
 def test_waiting_on_one_answer_after_another_keeps_nothing():
     """
+    Check waiting on one answer after another keeps nothing.
+
     A client that waits on answers in turn (the soak's GetParameters probe, ``status``):
     each wait must leave nothing in the executor. Jazzy's spin_until_future_complete kept
     3 tasks per call, ~1 kB, and every later wait walked them all (a probe asking 10 times a

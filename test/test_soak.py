@@ -20,9 +20,9 @@ Soak: the node as a process at 1 kHz of good JointStates with bad ones mixed in.
 message is one of the hostile payloads of test_hostile_inputs (all but the
 1.6 MB one). Asserts: the node is alive at the end, it published every good
 message on /tf (its count on /diagnostics; joint_states is made reliable and
-keep-all, so none is lost on the way in: a busy machine slows the driver down), every bad one was counted, and the
-node's RSS after warm-up grew by less than 10 MB. Also printed (``-s``): how
-many /tf messages this process received (the node's /tf writer keeps 100, as
+keep-all, so none is lost on the way in: a busy machine slows the driver down), every
+bad one was counted, and the node's RSS after warm-up grew by less than 10 MB. Also
+printed (``-s``): how many /tf messages this process received (the node's /tf writer keeps 100, as
 robot_state_publisher's: a receiver held up for longer on a busy machine misses
 some, which is not the node's doing).
 """
@@ -32,16 +32,15 @@ import os
 import struct
 import time
 
+from node_harness import _Spinner, wait_until
 import pytest
+import rclpy
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from test_hostile_inputs import CASES, DiagnosticsRecorder, KEEP_ALL, NODE, NodeProcess, serialized
+from tf2_msgs.msg import TFMessage
 
 pytestmark = pytest.mark.ros  # needs rclpy and DDS
-
-from node_harness import _Spinner, wait_until
-import rclpy  # noqa: E402
-from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from test_hostile_inputs import CASES, DiagnosticsRecorder, KEEP_ALL, NODE, NodeProcess, serialized
-from tf2_msgs.msg import TFMessage  # noqa: E402
 
 psutil = pytest.importorskip('psutil')
 

@@ -13,6 +13,8 @@
 # limitations under the License.
 
 """
+No build output in git.
+
 No build output in git: what a build makes (an ELF object, a .so, a .pyc) is made again on
 each machine for its own Python and ROS 2, and a stale copy in the tree could be imported in
 place of the one the build made. .gitignore keeps new ones out; this test finds any that
@@ -50,7 +52,7 @@ def tracked() -> list[str]:
 
 
 def build_outputs(root: Path, paths: list[str]) -> list[str]:
-    """The ``paths`` (relative to ``root``) that are build outputs, by name or by ELF magic."""
+    """Return the ``paths`` (relative to ``root``) that are build outputs (name or ELF magic)."""
     found = []
     for path in paths:
         if path.endswith(BUILD_SUFFIXES) or '/__pycache__/' in f'/{path}':

@@ -39,20 +39,22 @@ from urdf_state_py.tools.view.npm_install import COMMAND, default_dir
 
 REPO = Path(__file__).resolve().parents[1]
 LISTED = json.loads((REPO / 'web' / 'assets.json').read_text())['libraries']
-IMPORT = re.compile(r'''(?:^|\n)\s*(?:import|export)\b[^'"`]*?\bfrom\s*['"]([^'"]+)['"]''')
+IMPORT = re.compile(r"""(?:^|\n)\s*(?:import|export)\b[^'"`]*?\bfrom\s*['"]([^'"]+)['"]""")
 IMPORT_MAP = json.loads(re.search(r'<script type="importmap">(.*?)</script>',
                                   (REPO / 'web' / 'index.html').read_text(), re.S).group(1))
 
 
 def _libraries() -> Path:
     """
+    Return the folder holding the listed files.
+
     The folder holding the listed files: ``view --install-assets``'s (./dev.sh setup runs it
     into $URDF_STATE_WEB_LIB), else node_modules after ``npm ci``.
     """
     for root in (default_dir(), REPO / 'node_modules'):
         if all((root / lib / path).is_file() for lib, paths in LISTED.items() for path in paths):
             return root
-    pytest.skip(f'the view\'s libraries are not installed ({COMMAND})')
+    pytest.skip(f"the view's libraries are not installed ({COMMAND})")
 
 
 def _url_of(specifier: str, importer_url: str) -> str:
@@ -98,6 +100,8 @@ def test_the_lockfile_pins_what_package_json_asks_for():
 
 def test_an_installed_package_serves_the_page_without_the_source_tree(tmp_path, monkeypatch):
     """
+    Check an installed package serves the page without the source tree.
+
     install_data (colcon, pip) needs no network and installs no library; with the
     libraries of ``--install-assets`` the installed page is served from share/.
     """

@@ -54,7 +54,7 @@ def sha512(data: bytes) -> str:
 
 
 def make_page(folder: Path, tarballs: dict[str, bytes]) -> Path:
-    """A page folder (the real index.html) listing FILES, its lockfile pinning ``tarballs``."""
+    """Make a page folder (real index.html) listing FILES, its lockfile pinning ``tarballs``."""
     page = folder / 'web'
     page.mkdir(parents=True)
     (page / 'index.html').write_text((REPO / 'web' / 'index.html').read_text())
