@@ -26,9 +26,10 @@ import pytest
 
 pytest.importorskip('rclpy')   # the node's modules
 
-from urdf_state_py.core.parsers import default_registry  # noqa: E402
-from urdf_state_py.core.parsers.parser_pool import ParserPool  # noqa: E402
-from urdf_state_py.node.description_loader import DescriptionLoader, Source  # noqa: E402
+from urdf_state_py.core.parsers import default_registry  # noqa: E402 - after importorskip
+from urdf_state_py.core.parsers.parser_pool import ParserPool  # noqa: E402 - after importorskip
+from urdf_state_py.node.description_loader import (  # noqa: E402 - after importorskip
+    DescriptionLoader, Source)
 
 URDF = ('<robot name="small"><link name="a"/><link name="b"/>'
         '<joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint></robot>')

@@ -131,7 +131,7 @@ class Loaded:
 
     def with_prefix(self, frame_prefix: str) -> Loaded:
         """
-        This state publishing under ``frame_prefix``, as a new object to swap in.
+        Return this state publishing under ``frame_prefix``, as a new object to swap in.
 
         The merger (joint values, rate-limit marks) and the clamp warnings carry
         over; only what holds frame ids (or the buffers /tf is written into) is
@@ -169,7 +169,8 @@ class DescriptionLoader:
 
     def prestart(self, trusted_first: bool = False) -> None:
         """
-        Start a parser process now, so the first description does not wait for one;
+        Start a parser process now, so the first description does not wait for one.
+
         ``trusted_first``: the first description is the operator's, whose process is
         replaced after it, so its successor starts now too.
         """
@@ -177,16 +178,19 @@ class DescriptionLoader:
 
     def wait_ready(self) -> None:
         """
-        Return once the parser process for the next description has started, so that the
-        next parse takes its own time only (a failure to start shows in that parse).
+        Return once the parser process for the next description has started.
+
+        So the next parse takes its own time only (a failure to start shows in that parse).
         """
         self._parser.wait_ready()
 
     def parses_here(self, source: Source, parser: str) -> bool:
         """
-        Whether ``source`` (``parser``: the setting, 'auto' or a name) is parsed in this
-        process rather than in a parser process: a trusted plain URDF of at most 1 MB (and
-        ``description.max_bytes``) read by :class:`UrdfXmlParser` (see the module docstring).
+        Return whether ``source`` is parsed in this process rather than in a parser process.
+
+        ``parser``: the setting, 'auto' or a name. Parsed here: a trusted plain URDF of at
+        most 1 MB (and ``description.max_bytes``) read by :class:`UrdfXmlParser` (see the
+        module docstring).
         """
         if not source.trusted or len(source.text) > min(RECYCLE_BYTES, self.limits.max_bytes):
             return False
@@ -252,8 +256,9 @@ class DescriptionLoader:
 
     def read_semantic(self, text: str) -> Semantic:
         """
-        Return an SRDF (or a semantic plugin's format) read in the parser process, not yet
-        checked against a robot.
+        Return an SRDF (or a semantic plugin's format) read in the parser process.
+
+        It is not yet checked against a robot.
         """
         return self._parser.parse(text, SEMANTIC_REQUEST, {}, RESTRICTED).model
 
@@ -299,8 +304,9 @@ class DescriptionLoader:
 
     def submit(self, job: Callable[[], None]) -> None:
         """
-        Run ``job`` on the loader thread (started if none runs); a job still waiting is
-        replaced (latest wins).
+        Run ``job`` on the loader thread (started if none runs).
+
+        A job still waiting is replaced (latest wins).
         """
         with self._jobs:
             if self._closed:

@@ -83,17 +83,22 @@ class SemanticSetting:
     semantic: Semantic
 
     def robot_model(self, model: Model) -> RobotModel:
-        """MoveIt's model of ``model`` with this SRDF; DescriptionError naming a mismatch."""
+        """
+        Return MoveIt's model of ``model`` with this SRDF.
+
+        Raises DescriptionError naming a mismatch.
+        """
         from urdf_state_py.core.robot_model import RobotModel  # noqa: PLC0415 (see _group_states)
         return RobotModel(model, check_semantic(self.semantic, model))
 
 
 def _group_states(robot: RobotModel, names: Sequence[str]) -> dict[str, float]:
     """
-    :func:`~urdf_state_py.core.robot_model.group_state_positions`, imported on first
-    use: a node without an SRDF never builds MoveIt's model, nor imports it at start-up.
+    Call :func:`~urdf_state_py.core.robot_model.group_state_positions`, imported on first use.
+
+    A node without an SRDF never builds MoveIt's model, nor imports it at start-up.
     """
-    from urdf_state_py.core.robot_model import group_state_positions  # noqa: PLC0415
+    from urdf_state_py.core.robot_model import group_state_positions  # noqa: PLC0415 - see above
     return group_state_positions(robot, names)
 
 
@@ -140,6 +145,8 @@ class SemanticInput:
                  parameter: Callable[[], str], on_topic: Callable[[SemanticSetting], None],
                  health: Any, now_ns: Callable[[], int]) -> None:
         """
+        Subscribe to the SRDF topic of ``node``.
+
         ``parameter()``: the robot_description_semantic parameter in effect; ``health``
         counts a refused SRDF from the topic (as a refused description).
         """
@@ -156,8 +163,10 @@ class SemanticInput:
 
     def setting(self, text: str, group_states: Sequence[str]) -> SemanticSetting | None:
         """
-        Return the SRDF in effect once the parameter is ``text`` (empty: the topic's), checked
-        against the current model; DescriptionError naming what does not fit.
+        Return the SRDF in effect once the parameter is ``text`` (empty: the topic's).
+
+        It is checked against the current model; raises DescriptionError naming what does
+        not fit.
         """
         if not text.strip():
             setting = self.from_topic
@@ -170,8 +179,9 @@ class SemanticInput:
 
     def startup(self, text: str) -> SemanticSetting | None:
         """
-        Return the start-up parameter's SRDF (checked once the model is built); a bad one is
-        logged and ignored: the node still starts.
+        Return the start-up parameter's SRDF (checked once the model is built).
+
+        A bad one is logged and ignored: the node still starts.
         """
         try:
             return self.setting(text, ())

@@ -17,8 +17,9 @@ The ``urdf_state`` node: a drop-in replacement for robot_state_publisher.
 
 The node is plumbing only: parameters, topics, a timer. Parsing lives in
 :mod:`urdf_state_py.core.parsers`, the maths in :mod:`urdf_state_py.core.kinematics`,
-joint-state merging/validation/rate limiting in :mod:`urdf_state_py.node.tf_path.joint_state_merger`
-and message building in :mod:`urdf_state_py.node.tf_path.tf_publishing`.
+joint-state merging/validation/rate limiting in
+:mod:`urdf_state_py.node.tf_path.joint_state_merger` and message building in
+:mod:`urdf_state_py.node.tf_path.tf_publishing`.
 
 Topics (as robot_state_publisher):
 
@@ -94,6 +95,8 @@ class UrdfStateNode(Node):
                  hot_path: bool | None = None, runtime: Runtime | None = None,
                  trusted_start: bool = True, require_model: bool = False, **kwargs) -> None:
         """
+        Start the node: parameters, topics, the first model.
+
         ``hot_path``: serve joint_states from a thread of its own (None: as
         ``URDF_STATE_HOT_PATH`` says, default on where rclpy allows; see hot_path).
 
@@ -188,7 +191,7 @@ class UrdfStateNode(Node):
                                       'reading joint_states, publishing no joint states')
         # integrate_velocity without source_list: joint_states through the merging path.
         integrate_plain = not topics and bool(cfg['integrate_velocity'])
-        current = lambda: (self._loaded, self._cfg)   # noqa: E731
+        current = lambda: (self._loaded, self._cfg)   # noqa: E731 - read on every JointState
         self._input = JointStateInput(self, self._tf_pub, current, self._guard, self._health,
                                       hot_path=hot_path, subscribe=not topics and not
                                       integrate_plain)
@@ -237,8 +240,9 @@ class UrdfStateNode(Node):
 
     def _load_start_up(self, startup: Source, require_model: bool) -> None:
         """
-        Load and announce the first model (the operator's: trusted), or say what the
-        node waits for.
+        Load and announce the first model (the operator's: trusted).
+
+        Without one, say what the node waits for.
         """
         if self._use_topic:
             self.get_logger().info(
@@ -263,8 +267,10 @@ class UrdfStateNode(Node):
 
     def destroy_node(self) -> None:
         """
-        Stop the diagnostics' and joint_states' threads, the loader (a parse in progress
-        ends at once), then the parameter services.
+        Stop the node's threads, then the parameter services.
+
+        In order: the diagnostics' and joint_states' threads, the loader (a parse in
+        progress ends at once), then the parameter services.
         """
         board = getattr(self, '_board', None)   # None: __init__ failed early
         if board is not None:
@@ -289,13 +295,13 @@ class UrdfStateNode(Node):
 
     @property
     def model(self) -> Model | None:
-        """Return the current model (None while waiting for a description)."""
+        """Return the current model, or None while waiting for a description."""
         loaded = self._loaded
         return loaded.model if loaded else None
 
     @property
     def kinematics(self) -> Kinematics | None:
-        """Return the current kinematics (None while waiting for a description)."""
+        """Return the current kinematics, or None while waiting for a description."""
         loaded = self._loaded
         return loaded.kinematics if loaded else None
 
@@ -315,16 +321,19 @@ class UrdfStateNode(Node):
 
     def _install(self, loaded: Loaded) -> None:
         """
-        Swap in a fully built model as one reference, then announce it (not under
-        the JointState lock: see :meth:`_swap` and :meth:`_announce`).
+        Swap in a fully built model as one reference, then announce it.
+
+        The announcing is not under the JointState lock: see :meth:`_swap` and
+        :meth:`_announce`.
         """
         self._swap(loaded)
         self._announce(loaded)
 
     def _swap(self, loaded: Loaded) -> None:
         """
-        Replace the loaded model by ``loaded``, fully built, under the JointState lock
-        (between two JointStates: no /tf mixes two models).
+        Replace the loaded model by ``loaded``, fully built, under the JointState lock.
+
+        So it happens between two JointStates: no /tf mixes two models.
         """
         self.get_logger().info(loaded.summary())
         # at start-up no JointState input exists yet: nothing to pause
@@ -335,10 +344,11 @@ class UrdfStateNode(Node):
 
     def _announce(self, loaded: Loaded) -> None:
         """
-        Publish the description, /tf_static and default positions of ``loaded``, after
-        its swap and outside the JointState lock: publishing a description of up to 64 MB
-        and a /tf_static of thousands of transforms takes long enough that /tf would stop
-        meanwhile (a /tf of the new model may thus precede its /tf_static).
+        Publish the description, /tf_static and default positions of ``loaded``.
+
+        This comes after its swap and outside the JointState lock: publishing a description
+        of up to 64 MB and a /tf_static of thousands of transforms takes long enough that /tf
+        would stop meanwhile (a /tf of the new model may thus precede its /tf_static).
         """
         if self._description_pub is not None:
             self._description_pub.publish(String(data=loaded.description))
@@ -360,7 +370,7 @@ class UrdfStateNode(Node):
 
     def _update_defaults_timer(self) -> None:
         """
-        The re-send timer exists only while publish_default_positions holds.
+        Keep the re-send timer only while publish_default_positions holds.
 
         Fewer entities make every executor cheaper (a wait set to rebuild per
         wake-up; EventsExecutor keeps a timer thread).
@@ -381,13 +391,13 @@ class UrdfStateNode(Node):
             self._publish_defaults(loaded)
 
     def _on_description_raw(self, data: bytes) -> None:
-        """A serialised std_msgs/String on the description topic (malformed: dropped)."""
+        """Handle a serialised std_msgs/String on the description topic (malformed: dropped)."""
         msg = self._guard.deserialize(self._description_topic(), data, String)
         if msg is not None:
             self._on_description_topic(msg)
 
     def _on_description_topic(self, msg: String) -> None:
-        """A description from the topic: loaded on the loader thread, never on this one."""
+        """Load a description from the topic on the loader thread, never on this one."""
         source = Source(msg.data, trusted=False)
         self._loader.submit(lambda: self._load_from_topic(source))
 
@@ -403,7 +413,7 @@ class UrdfStateNode(Node):
             self._install(loaded)
 
     def _on_semantic_topic(self, setting: SemanticSetting) -> None:
-        """An SRDF from the topic that fits the model: applied as a parameter change is."""
+        """Apply an SRDF from the topic that fits the model, as a parameter change is."""
         with self._lock:
             cfg = dict(self._cfg, semantic=setting)
             loaded = self._loaded
@@ -433,7 +443,7 @@ class UrdfStateNode(Node):
             return SetParametersResult(successful=True)
 
     def _check_change(self, name: str, value: Any) -> None:
-        """The rules for a value set at run time; raises _Rejected naming the problem."""
+        """Check the rules for a value set at run time; raise _Rejected naming the problem."""
         problem = self._specs[name].problem(value)
         if problem:
             raise _Rejected(f"parameter '{name}': {problem}")
@@ -511,7 +521,8 @@ class UrdfStateNode(Node):
                 except DescriptionError as err:
                     raise _Rejected(self._loader.rejected(
                         'a parameter change', err, keeping=self._loaded is not None)) from None
-        elif reshaped - {'integrate_velocity'} and loaded is not None and loaded.parsed is not None:
+        elif reshaped - {'integrate_velocity'} and loaded is not None and \
+                loaded.parsed is not None:
             new_loaded = self._loader.assemble(loaded.source, loaded.description, loaded.parser,
                                                loaded.parsed, cfg)
             adopted = loaded.merger
@@ -525,8 +536,9 @@ class UrdfStateNode(Node):
     def _commit(self, cfg: dict[str, Any], changed: set[str], source: Source | None,
                 new_loaded: Loaded | None) -> Callable[[], None] | None:
         """
-        Apply a validated batch of parameters (under the JointState lock); returns what
-        to publish once the lock is released, if anything.
+        Apply a validated batch of parameters (under the JointState lock).
+
+        Return what to publish once the lock is released, if anything.
         """
         self._cfg = cfg
         self._source = source
@@ -553,7 +565,7 @@ class UrdfStateNode(Node):
                 self._publish_defaults(loaded)
             self._loaded = loaded
             if 'frame_prefix' in changed:
-                announce = lambda: self._publish_static(loaded)  # noqa: E731
+                announce = lambda: self._publish_static(loaded)  # noqa: E731 - run unlocked
         if 'ignore_limits' in changed:
             loaded.clamp_warned.reset()
         return announce

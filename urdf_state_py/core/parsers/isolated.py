@@ -429,8 +429,8 @@ def _serve(max_memory_mb: int, classes: list[list[str]]) -> None:  # pragma: no 
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     out = os.fdopen(os.dup(1), 'wb')
     os.dup2(2, 1)   # prints of a parser must not corrupt the replies
-    from .registry import ParserRegistry  # noqa: PLC0415
-    from .xacro_sandbox import limit_expansion, policy  # noqa: PLC0415
+    from .registry import ParserRegistry  # noqa: PLC0415 (child only)
+    from .xacro_sandbox import limit_expansion, policy  # noqa: PLC0415 (child only)
 
     registry = ParserRegistry()
     for module, qualname in classes:

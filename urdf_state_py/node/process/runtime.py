@@ -65,14 +65,17 @@ class Runtime:
 
     def stop_parsing(self) -> None:
         """
-        End every parse in progress and refuse later ones (the process is shutting down;
-        signal-handler safe).
+        End every parse in progress and refuse later ones.
+
+        The process is shutting down; signal-handler safe.
         """
         self.parsers.stop()
 
     def close(self) -> None:
         """
-        Stop the diagnostics, the ticker and the parser processes (after the robots are destroyed).
+        Stop the diagnostics, the ticker and the parser processes.
+
+        Called after the robots are destroyed.
         """
         if self.diagnostics is not None:
             self.diagnostics.close()

@@ -64,6 +64,8 @@ _DISTRO_PARTS = {'rcl': 1, 'rmw': 2}
 @dataclass(frozen=True)
 class NativeStatus:
     """
+    Whether the native extension serves joint_states here, and why.
+
     ``module``: the loaded extension, or None; ``reason``: why (for the log and
     /diagnostics); ``loop_refused``: why the native loop must not start although the
     module loaded (None: it may).
@@ -109,8 +111,9 @@ def _distro_of(package: str, version: str | None) -> tuple[str, ...] | None:
 
 def abi_mismatch(info: dict[str, str]) -> str | None:
     """
-    Why a build described by ``build_info()`` must not run here (None: it may): the
-    librcl and librmw loaded in this process must be of the distro it was built for.
+    Return why a build described by ``build_info()`` must not run here (None: it may).
+
+    The librcl and librmw loaded in this process must be of the distro it was built for.
     """
     for package in ('rcl', 'rmw'):
         loaded = info.get(f'loaded_{package}') or ''
@@ -120,7 +123,8 @@ def abi_mismatch(info: dict[str, str]) -> str | None:
         running = _package_version(os.path.dirname(os.path.dirname(loaded)), package)
         built = info.get(package)
         if running is None:
-            return f'cannot tell the version of {loaded} (no share/{package}/package.xml beside it)'
+            return (f'cannot tell the version of {loaded} '
+                    f'(no share/{package}/package.xml beside it)')
         if _distro_of(package, running) is None or \
                 _distro_of(package, running) != _distro_of(package, built):
             distro = _DISTROS.get((info.get('rcl') or '').split('.')[0], 'another ROS 2')
@@ -132,8 +136,9 @@ def abi_mismatch(info: dict[str, str]) -> str | None:
 @lru_cache(maxsize=1)
 def status() -> NativeStatus:
     """
-    Whether the native extension serves joint_states in this process, decided once:
-    the load checks, then the native loop's self-test.
+    Return whether the native extension serves joint_states in this process.
+
+    Decided once: the load checks, then the native loop's self-test.
     """
     switch = os.environ.get('URDF_STATE_NATIVE', '').strip().lower()
     if switch in _OFF:
@@ -150,11 +155,13 @@ def status() -> NativeStatus:
 
 def loadable() -> NativeStatus:
     """
-    Return the extension if it is built for the ROS 2 of this process, whatever
-    ``URDF_STATE_NATIVE`` says (the benchmark's C floor runs beside a node without it).
+    Return the extension if it is built for the ROS 2 of this process.
+
+    This holds whatever ``URDF_STATE_NATIVE`` says (the benchmark's C floor runs beside a
+    node without it).
     """
     try:
-        import rclpy  # the rcl it loads is the one the check compares against
+        import rclpy  # noqa: F401 - loads the librcl whose version the check compares
         module = _import(os.environ.get('URDF_STATE_NATIVE_MODULE'))
         info = module.build_info()
     except ImportError as err:
@@ -197,6 +204,6 @@ class NativeJointStateReader:
 
 
 def joint_state_reader() -> JointStateReader | NativeJointStateReader:
-    """The decoder the node uses: the native one when :func:`status` allows, else Python's."""
+    """Return the node's decoder: the native one when :func:`status` allows, else Python's."""
     module = status().module
     return NativeJointStateReader(module) if module is not None else JointStateReader()

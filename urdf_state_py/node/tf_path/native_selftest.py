@@ -133,12 +133,16 @@ def _run(module: ModuleType) -> str | None:
 
 
 def _specification(side, kin, reader, data: bytes, now: int) -> bytes | None:
-    """What the node publishes for ``data``, by the definition: the general path."""
+    """Return what the node publishes for ``data``, by the definition: the general path."""
     return _general(side, kin, reader, data, now)
 
 
 def _general(side, kin, reader, data: bytes, now: int, fast=None) -> bytes | None:
-    """The general path (``fast``: the fused path, told of the resolve as the node tells it)."""
+    """
+    Return what the general path publishes for ``data``.
+
+    ``fast``: the fused path, told of the resolve as the node tells it.
+    """
     merger, moving, _ = side
     names, positions, sec, nanosec = reader.read(data)
     update = merger.update(names, positions, sec * _NS + nanosec, now)
