@@ -86,7 +86,14 @@ def test_the_native_loop_serves_joint_states_byte_for_byte(side, switch):
         assert any(line.startswith('joint_states path: native loop (C) (built for rcl ')
                    for line in node.logs('info')), node.logs('info')
         # The extension's subscription is the node's, with the sensor-data QoS, as rclpy's was.
-        infos = side.node.get_subscriptions_info_by_topic('/native_loop/joint_states')
+        # The endpoint can be discovered before its participant's node names (the graph
+        # shows _NODE_NAME_UNKNOWN_ until then): wait for the name, then compare.
+        def named():
+            infos = side.node.get_subscriptions_info_by_topic('/native_loop/joint_states')
+            return infos if infos and all(
+                i.node_name != '_NODE_NAME_UNKNOWN_' for i in infos) else None
+
+        infos = wait_until(named, what="the subscription's node name in the graph")
         assert [(i.node_name, i.node_namespace) for i in infos] == \
             [('urdf_state_native_loop', '/native_loop')], infos
         assert (infos[0].qos_profile.reliability, infos[0].qos_profile.durability) == \
