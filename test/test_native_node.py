@@ -88,6 +88,7 @@ def test_the_native_loop_serves_joint_states_byte_for_byte(side, switch):
         # The extension's subscription is the node's, with the sensor-data QoS, as rclpy's was.
         # The endpoint can be discovered before its participant's node names (the graph
         # shows _NODE_NAME_UNKNOWN_ until then): wait for the name, then compare.
+
         def named():
             infos = side.node.get_subscriptions_info_by_topic('/native_loop/joint_states')
             return infos if infos and all(
