@@ -37,14 +37,17 @@ pytestmark = pytest.mark.ros
 
 pytest.importorskip('rclpy')
 
-from composition_interfaces.srv import ListNodes, LoadNode, UnloadNode  # noqa: E402
-from node_harness import (as_parameter, compose_poses, DEADLINE, NS, transform_map,  # noqa: E402
-                          wait_until)
-from rcl_interfaces.srv import GetParameters  # noqa: E402
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
-from tf2_msgs.msg import TFMessage  # noqa: E402
-from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
-from urdf_state_py.node.process.load_request import PACKAGE, PLUGIN  # noqa: E402
+from composition_interfaces.srv import (  # noqa: E402, I100 - after the importorskip
+    ListNodes, LoadNode, UnloadNode)
+from node_harness import (  # noqa: E402 - after the importorskip
+    as_parameter, compose_poses, DEADLINE, NS, transform_map, wait_until)
+from rcl_interfaces.srv import GetParameters  # noqa: E402 - after the importorskip
+from rclpy.qos import (  # noqa: E402 - after the importorskip
+    DurabilityPolicy, QoSProfile, ReliabilityPolicy)
+from tf2_msgs.msg import TFMessage  # noqa: E402 - after the importorskip
+from urdf_state_py.core.kinematics import Kinematics  # noqa: E402 - after the importorskip
+from urdf_state_py.node.process.load_request import (  # noqa: E402 - after the importorskip
+    PACKAGE, PLUGIN)
 
 #: The container's start: a cold Python with rclpy, on a loaded machine.
 START_DEADLINE = 90.0
@@ -143,8 +146,10 @@ class Container:
 def assert_tf_matches_fk(probe, model, prefix: str, topic: str, values: dict,
                          tol: float = 1e-9) -> None:
     """
-    Publish ``values`` on ``topic``; every link pose composed from the received /tf and
-    /tf_static frames of ``prefix`` equals the library's FK.
+    Publish ``values`` on ``topic`` and check ``prefix``'s TF against the library's FK.
+
+    Every link pose composed from the received /tf and /tf_static frames of ``prefix``
+    equals the library's FK.
     """
     kin = Kinematics(model)
     fixed = {prefix + j.child for j in model.joints if not j.is_movable}
@@ -169,7 +174,7 @@ STATIC_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
 
 
 def latched_static(probe, predicate, what: str) -> TFMessage:
-    """The first /tf_static message matching ``predicate`` that a reader joining now gets."""
+    """Return the first /tf_static message matching ``predicate`` a reader joining now gets."""
     got: list[TFMessage] = []
     sub = probe.node.create_subscription(TFMessage, '/tf_static', got.append, STATIC_QOS)
     try:

@@ -76,8 +76,10 @@ def corpus_file(relative: str | Path) -> Path:
 
 def big_robot_params() -> list:
     """
-    ``params`` of a fixture wanting a big real robot with mimic joints, as file paths:
-    the bundled H1_2 always, TALOS (60 links, negative mimic multipliers) with the corpus.
+    Return ``params`` of a fixture wanting a big real robot with mimic joints.
+
+    As file paths: the bundled H1_2 always, TALOS (60 links, negative mimic multipliers)
+    with the corpus.
     """
     talos = 'example_robot_data/talos_data/robots/talos_full_v2.urdf'
     return [pytest.param(H1_2, id='h1_2')] + corpus_params([CORPUS / talos], ids=['talos'])

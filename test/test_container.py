@@ -13,9 +13,10 @@
 # limitations under the License.
 
 """
-urdf_state_container over DDS: load, list and unload through the real composition services,
-each robot's TF equal to the library's FK, refusals that name the problem, and per-robot
-parameters.
+urdf_state_container over DDS.
+
+Load, list and unload through the real composition services, each robot's TF equal to the
+library's FK, refusals that name the problem, and per-robot parameters.
 
 One container for the module (a second one where a container parameter differs); the
 robots are the bundled H1_2 and robot_state_publisher's test robot, plus TALOS where the
@@ -23,15 +24,14 @@ shared corpus is present.
 """
 import threading
 
+from container_harness import assert_tf_matches_fk, Container
+from node_harness import wait_until
 import numpy as np
 import pytest
+from robot_files import CORPUS, FIXTURES, H1_2, HAS_CORPUS, RSP_FIXTURES
+from urdf_state_py.core.parsers import load_model
 
 pytestmark = pytest.mark.ros
-
-from container_harness import assert_tf_matches_fk, Container  # noqa: E402
-from node_harness import wait_until  # noqa: E402
-from robot_files import CORPUS, FIXTURES, H1_2, HAS_CORPUS, RSP_FIXTURES  # noqa: E402
-from urdf_state_py.core.parsers import load_model  # noqa: E402
 
 MOVING = (RSP_FIXTURES / 'two_links_moving_joint.urdf').read_text()
 TALOS = 'example_robot_data/talos_data/robots/talos_full_v2.urdf'
@@ -140,9 +140,10 @@ INTRUDER = ('<robot name="intruder"><link name="base"/><link name="foreign"/>'
 
 def test_a_refused_duplicate_leaves_no_trace(probe, container):
     """
-    A LoadNode for a loaded robot's name, with another description, is refused before
-    a node is built: nothing reaches /tf_static or /r1/robot_description, and the loaded
-    robot's logs still reach /rosout (a second node of the same name would unhook them).
+    Refuse a LoadNode for a loaded robot's name, with another description, before a node is built.
+
+    Nothing reaches /tf_static or /r1/robot_description, and the loaded robot's logs still
+    reach /rosout (a second node of the same name would unhook them).
     """
     from node_harness import LATCHED
     from rcl_interfaces.msg import Log
@@ -256,8 +257,10 @@ class DiagnosticArrays:
 
 def test_every_robots_status_comes_in_one_array_from_the_container(probe, container):
     """
-    One /diagnostics publisher for the process (the container node), one array a second
-    with each robot's own status; a robot's load and unload add and take out its status.
+    Publish one /diagnostics array a second for the process, from the container node.
+
+    One publisher, one array a second with each robot's own status; a robot's load and
+    unload add and take out its status.
     """
     arrays = DiagnosticArrays(probe)
     try:
@@ -271,7 +274,7 @@ def test_every_robots_status_comes_in_one_array_from_the_container(probe, contai
                 if p.node_name in ('fleet_container', 'urdf_state')] == [('/', 'fleet_container')]
         uid = container.loaded('/extra', {'robot_description': MOVING, 'frame_prefix': 'x/'})
         arrays.wait(lambda a: 'extra/urdf_state: robot state' in {s.name for s in a},
-                    'the loaded robot\'s status')
+                    "the loaded robot's status")
         assert container.unload(uid).success
         statuses = arrays.wait(lambda a: 'extra/urdf_state: robot state' not in
                                {s.name for s in a}, 'an array without the unloaded robot')
@@ -283,7 +286,7 @@ def test_every_robots_status_comes_in_one_array_from_the_container(probe, contai
 def test_unload_removes_one_robot_completely(probe, container):
     uid = container.loaded('/gone', {'robot_description': MOVING, 'frame_prefix': 'gone/'})
     publisher = probe.joint_state_publisher('/gone/joint_states')   # waits for the node
-    assert f'/gone/urdf_state/set_parameters' in dict(probe.node.get_service_names_and_types())
+    assert '/gone/urdf_state/set_parameters' in dict(probe.node.get_service_names_and_types())
     answer = container.unload(uid)
     assert answer.success and answer.error_message == ''
     assert uid not in container.listed()

@@ -13,21 +13,21 @@
 # limitations under the License.
 
 """
-urdf_state_container -p fleet:=FILE over DDS: every robot of the file loaded before the
-composition services are offered, a bad entry ending the container with the robot and the
-key named (nothing loaded), and --help.
+urdf_state_container -p fleet:=FILE over DDS.
+
+Every robot of the file loaded before the composition services are offered, a bad entry
+ending the container with the robot and the key named (nothing loaded), and --help.
 """
 from pathlib import Path
 import subprocess
 import sys
 
+from container_harness import assert_tf_matches_fk, Container, START_DEADLINE
 import pytest
+from robot_files import H1_2
+from urdf_state_py.core.parsers import load_model
 
 pytestmark = pytest.mark.ros
-
-from container_harness import assert_tf_matches_fk, Container, START_DEADLINE  # noqa: E402
-from robot_files import H1_2  # noqa: E402
-from urdf_state_py.core.parsers import load_model  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[1] / 'config' / 'fleet.example.yaml'
 CONTAINER = [sys.executable, '-m', 'urdf_state_py.node.process.container']
@@ -53,10 +53,10 @@ def test_the_fleet_files_robots_are_loaded_before_the_services_are_offered(probe
 
 BAD = {
     'a parameter of the wrong type': (
-        "    parameters:\n      publish_frequency: fast\n",
+        '    parameters:\n      publish_frequency: fast\n',
         "robot '/second': parameter 'publish_frequency': expected a number"),
-    'an unknown key': ("    colour: red\n", "robot #2: unknown key(s) ['colour']"),
-    'a missing model': ("    model: nowhere.urdf\n", 'nowhere.urdf'),
+    'an unknown key': ('    colour: red\n', "robot #2: unknown key(s) ['colour']"),
+    'a missing model': ('    model: nowhere.urdf\n', 'nowhere.urdf'),
 }
 
 

@@ -51,14 +51,14 @@ pytestmark = pytest.mark.ros
 
 psutil = pytest.importorskip('psutil')
 
-from chaos_checks import memory_sample  # noqa: E402
-from container_harness import Container  # noqa: E402
-from node_harness import LATCHED, NS, wait_until  # noqa: E402
-from test_container import INTRUDER, MOVING  # noqa: E402
-from test_hostile_inputs import KEEP_ALL, serialized, TOY  # noqa: E402
-from test_joint_state_cdr import mutations  # noqa: E402
-from test_node_descriptions import robot  # noqa: E402
-from test_xacro_sandbox import CODE_ATTACKS  # noqa: E402
+from chaos_checks import memory_sample  # noqa: E402, I100 - after the importorskip
+from container_harness import Container  # noqa: E402 - after the importorskip
+from node_harness import LATCHED, NS, wait_until  # noqa: E402 - after the importorskip
+from test_container import INTRUDER, MOVING  # noqa: E402 - after the importorskip
+from test_hostile_inputs import KEEP_ALL, serialized, TOY  # noqa: E402 - after the importorskip
+from test_joint_state_cdr import mutations  # noqa: E402 - after the importorskip
+from test_node_descriptions import robot  # noqa: E402 - after the importorskip
+from test_xacro_sandbox import CODE_ATTACKS  # noqa: E402 - after the importorskip
 
 CYCLES = int(os.environ.get('URDF_STATE_CONTAINER_SOAK_CYCLES', '30'))
 STEADY = int(os.environ.get('URDF_STATE_CONTAINER_SOAK_STEADY', '5'))
@@ -190,7 +190,7 @@ def churn_cycle(container, cycle: int, ids: list[int], steady: dict[int, str], t
     pub = flood_node.create_publisher(probe_msg(), f'{namespace}/joint_states', 10)
     try:
         wait_until(lambda: pub.get_subscription_count() > 0, 60.0, 'the churn robot')
-        bad = [b for b in mutations(np.random.default_rng(cycle), serialized(['a'], [0.0]))]
+        bad = list(mutations(np.random.default_rng(cycle), serialized(['a'], [0.0])))
         for k in range(FLOOD):
             pub.publish(bad[k % len(bad)] if k % 10 == 9 else
                         serialized(['a', 'b', 'joint1'], [0.1, 0.2, 0.3], probe.now_ns()))
@@ -246,7 +246,7 @@ def test_steady_robots_lose_nothing_beside_churn(probe, tmp_path):
         driver.thread.join(10.0)
         last = driver.sent - 1
         wait_until(lambda: all(last in got for got in list(driver.answered.values())),
-                   60.0, 'every steady robot\'s last /tf')
+                   60.0, "every steady robot's last /tf")
         answered, wrong = driver.answered, driver.wrong
         assert not wrong, wrong[:10]
         for prefix, got in answered.items():
@@ -254,7 +254,7 @@ def test_steady_robots_lose_nothing_beside_churn(probe, tmp_path):
             assert not lost, f'{prefix}: {len(lost)} of {last + 1 - min(got)} lost: {lost[:20]}'
         foreign = {t.child_frame_id for m in driver.static for t in m.transforms
                    if t.child_frame_id.split('/')[0] in {ns[1:] for ns in namespaces}}
-        assert not foreign, f'steady robots\' static frames: {sorted(foreign)[:10]}'
+        assert not foreign, f"steady robots' static frames: {sorted(foreign)[:10]}"
         assert {d.data for d in driver.descriptions} == {TOY}
         growth = samples[-1].rss - samples[0].rss
         print(f'\ncontainer soak: {cycle} cycles in {time.monotonic() - t0:.0f} s beside '

@@ -200,9 +200,10 @@ def test_demo_fleet_every_robots_links_arrive():
 @pytest.mark.ros
 def test_demo_moves_the_joints_until_ctrl_c(tmp_path):
     """
-    /tf keeps flowing and the joints move on screen; Ctrl-C then ends the demo with its
-    summary and exit 0. Stopped once both were seen (a busy machine takes seconds to start
-    the three processes), at the latest by the --duration cap.
+    Keep /tf flowing and the joints moving on screen; Ctrl-C then ends the demo.
+
+    It ends with its summary and exit 0. Stopped once both were seen (a busy machine takes
+    seconds to start the three processes), at the latest by the --duration cap.
     """
     pytest.importorskip('rclpy')
     errors = tmp_path / 'stderr.txt'

@@ -13,8 +13,10 @@
 # limitations under the License.
 
 """
-./dev.sh's ROS_DOMAIN_ID: a running demo's is recorded, and ``./dev.sh python`` / ``shell``
-in a second terminal join it; without a live demo each run picks its own, and says so.
+./dev.sh's ROS_DOMAIN_ID.
+
+A running demo's is recorded, and ``./dev.sh python`` / ``shell`` in a second terminal join
+it; without a live demo each run picks its own, and says so.
 """
 import os
 from pathlib import Path

@@ -75,7 +75,7 @@ MISTAKES = {
     'no namespace': ('robots:\n  - model: {h1}\n', "robot #1: 'namespace' is required"),
     'no model': ('robots:\n  - namespace: a\n', "robot #1: 'model' is required"),
     'missing file': ('robots:\n  - {{namespace: a, model: nowhere.urdf}}\n',
-                     'nowhere.urdf\' does not exist'),
+                     "nowhere.urdf' does not exist"),
     'bad namespace': ('robots:\n  - {{namespace: "a b", model: {h1}}}\n',
                       "'a b' is not a valid namespace"),
     'unknown key': ('robots:\n  - {{namespace: a, model: {h1}, prefix: x}}\n',

@@ -13,9 +13,10 @@
 # limitations under the License.
 
 """
-The container's name prediction (node/process/remapping.py) against the names rclpy gives
-the built nodes: a LoadNode's name is compared before its node exists, so the prediction
-must be rcl's own resolution, case by case.
+The container's name prediction (node/process/remapping.py) against rclpy's names.
+
+Compared with the names rclpy gives the built nodes: a LoadNode's name is compared before
+its node exists, so the prediction must be rcl's own resolution, case by case.
 """
 import pytest
 
@@ -23,8 +24,8 @@ pytestmark = pytest.mark.ros
 
 rclpy = pytest.importorskip('rclpy')
 
-from urdf_state_py.node.process.remapping import (check_rules, fully_qualified_name,  # noqa: E402
-                                                  remap_rules)
+from urdf_state_py.node.process.remapping import (  # noqa: E402 - after the importorskip
+    check_rules, fully_qualified_name, remap_rules)
 
 CASES = [
     ('urdf_state', '/', []),

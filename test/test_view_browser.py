@@ -31,7 +31,6 @@ meshes with JPEG textures), from the PyPI package example-robot-data.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 import re
 import time
@@ -44,12 +43,13 @@ pytestmark = pytest.mark.ros
 
 rclpy = pytest.importorskip('rclpy')
 
-from node_harness import NodeUnderTest  # noqa: E402
-from robot_files import example_robot, EXAMPLE_ROBOT_DATA, EXAMPLE_ROBOT_DATA_REASON  # noqa: E402
-from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
-from urdf_state_py.core.parsers import load_model  # noqa: E402
-from view_harness import (Browser, DEADLINE, rendered_pose, screenshot, start_demo,  # noqa: E402
-                          ViewProcess)
+from node_harness import NodeUnderTest  # noqa: E402, I100 - after the importorskip
+from robot_files import (  # noqa: E402 - after the importorskip
+    example_robot, EXAMPLE_ROBOT_DATA, EXAMPLE_ROBOT_DATA_REASON)
+from urdf_state_py.core.kinematics import Kinematics  # noqa: E402 - after the importorskip
+from urdf_state_py.core.parsers import load_model  # noqa: E402 - after the importorskip
+from view_harness import (  # noqa: E402 - after the importorskip
+    Browser, DEADLINE, rendered_pose, screenshot, start_demo, ViewProcess)
 
 TALOS = 'robots/talos_data/robots/talos_full_v2.urdf'
 ANYMAL = 'robots/anymal_c_simple_description/urdf/anymal.urdf'
@@ -66,7 +66,7 @@ def browser():
 
 @pytest.fixture(scope='module')
 def allowed_dir(tmp_path_factory):
-    """An --allow-dir folder holding a 10 GB sparse "mesh" and a symlink out to /etc/passwd."""
+    """Return an --allow-dir folder with a 10 GB sparse "mesh" and a symlink to /etc/passwd."""
     folder = tmp_path_factory.mktemp('allowed')
     with open(folder / 'huge.stl', 'wb') as stream:
         stream.truncate(10 * 1024 ** 3)
@@ -205,7 +205,8 @@ def _hostile(allowed_dir: Path) -> tuple[str, list[str]]:
             'http://example.com/robot.stl', 'https://127.0.0.1:1/x.dae',
             f'file://{allowed_dir}/huge.stl', f'file://{allowed_dir}/out.stl',
             f'{allowed_dir}/../../../etc/passwd.stl', 'package://no_such_package/x.stl']
-    visuals = ''.join(f'<visual><geometry><mesh filename="{u}"/></geometry></visual>' for u in uris)
+    visuals = ''.join(f'<visual><geometry><mesh filename="{u}"/></geometry></visual>'
+                      for u in uris)
     many = '<visual><geometry><mesh filename="file:///nowhere/m{}.stl"/></geometry></visual>'
     text = (f'<robot name="hostile"><link name="base">{visuals}</link>'
             f'<link name="many">{"".join(many.format(i) for i in range(HOSTILE_MESHES))}</link>'
@@ -228,7 +229,7 @@ def test_hostile_description_is_refused_and_the_view_carries_on(probe, node, vie
     summary = _summary(view)
     assert summary['meshes']['served'] == 0 and summary['meshes']['refusedCount'] == total
     assert '<mesh' not in summary['urdf'] and 'passwd' not in summary['urdf']
-    reasons = {uri: reason for uri, reason in summary['meshes']['refused']}
+    reasons = dict(summary['meshes']['refused'])
     assert 'larger than' in reasons[f'file://{allowed_dir}/huge.stl']
     assert 'outside' in reasons[f'file://{allowed_dir}/out.stl']
     assert 'not served' in view.log and 'hostile' in view.log
@@ -244,8 +245,9 @@ def test_hostile_description_is_refused_and_the_view_carries_on(probe, node, vie
 
 def test_demo_web_shows_the_demo_robot(browser):
     """
-    ``./dev.sh demo --web``: the node, the sweeper and the view; the URL printed, TALOS
-    drawn with every mesh (example-robot-data), Ctrl-C ends it all.
+    Run ``./dev.sh demo --web``: the node, the sweeper and the view.
+
+    The URL printed, TALOS drawn with every mesh (example-robot-data), Ctrl-C ends it all.
     """
     import signal
     if EXAMPLE_ROBOT_DATA is None:

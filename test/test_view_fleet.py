@@ -13,11 +13,13 @@
 # limitations under the License.
 
 """
-The 3D view of a fleet: ``view --namespace /r1 --namespace /r2`` draws both robots of one
-urdf_state_container in one scene, each from its own robot_description and under its own
-frame prefix (asked from its node: two identical robots cannot be told apart by their
-frames), and ``--namespace /r2`` alone shows r2. Headless Chromium, real DDS, TALOS with
-its meshes (example-robot-data).
+The 3D view of a fleet.
+
+``view --namespace /r1 --namespace /r2`` draws both robots of one urdf_state_container in
+one scene, each from its own robot_description and under its own frame prefix (asked from
+its node: two identical robots cannot be told apart by their frames), and ``--namespace
+/r2`` alone shows r2. Headless Chromium, real DDS, TALOS with its meshes
+(example-robot-data).
 """
 from __future__ import annotations
 
@@ -31,13 +33,13 @@ pytestmark = pytest.mark.ros
 
 pytest.importorskip('rclpy')
 
-from container_harness import answer_to, Container  # noqa: E402
-from robot_files import example_robot, EXAMPLE_ROBOT_DATA  # noqa: E402
-from urdf_state_py.core.kinematics import Kinematics  # noqa: E402
-from urdf_state_py.core.parsers import load_model  # noqa: E402
-from urdf_state_py.tools.demo.mesh_robot import TALOS  # noqa: E402
-from view_harness import (Browser, DEADLINE, rendered_pose, screenshot, start_demo,  # noqa: E402
-                          ViewProcess)
+from container_harness import answer_to, Container  # noqa: E402, I100 - after the importorskip
+from robot_files import example_robot, EXAMPLE_ROBOT_DATA  # noqa: E402 - after the importorskip
+from urdf_state_py.core.kinematics import Kinematics  # noqa: E402 - after the importorskip
+from urdf_state_py.core.parsers import load_model  # noqa: E402 - after the importorskip
+from urdf_state_py.tools.demo.mesh_robot import TALOS  # noqa: E402 - after the importorskip
+from view_harness import (  # noqa: E402 - after the importorskip
+    Browser, DEADLINE, rendered_pose, screenshot, start_demo, ViewProcess)
 
 TOLERANCE = 1e-4
 
@@ -130,9 +132,10 @@ def test_every_robot_in_one_scene_under_its_prefix(probe, fleet, browser):
 
 def test_one_namespace_shows_that_robot(probe, fleet, browser):
     """
-    r1 (publishing its default positions: a JointState-driven robot's moving frames
-    reach a viewer that starts later only with its next JointState, as with
-    robot_state_publisher).
+    Return r1, publishing its default positions.
+
+    A JointState-driven robot's moving frames reach a viewer that starts later only with
+    its next JointState, as with robot_state_publisher.
     """
     view = _view('/r1')
     try:

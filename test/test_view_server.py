@@ -43,7 +43,7 @@ SECRET = b'TOP-SECRET-MARKER'
 
 
 def tf_message(transforms, stamp=(5, 250)) -> bytes:
-    """A serialised TFMessage (CDR little endian): ``transforms`` as (parent, child, 7 values)."""
+    """Serialise a TFMessage (CDR little endian): ``transforms`` as (parent, child, 7 values)."""
     out = bytearray(b'\x00\x01\x00\x00') + struct.pack('<I', len(transforms))
 
     def pad(to):
@@ -114,7 +114,7 @@ def package(tmp_path_factory):
 def server(package):
     try:
         assets = find_assets()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         pytest.skip(f'the page assets are not installed here: {exc}')
     state = ViewState(Resolver({'pkg': str(package / 'pkg')}, [], str(package)))
     state.install(prepare(
@@ -206,8 +206,9 @@ def test_refusals_of_other_hosts_methods_and_oversized_requests(server):
 
 def test_slow_and_idle_clients_do_not_stall_the_others(server):
     """
-    Clients trickling a request hold one thread each; the others are answered at once,
-    and past MAX_CONNECTIONS a new connection gets 503 instead of waiting.
+    Give clients trickling a request one thread each; the others are answered at once.
+
+    Past MAX_CONNECTIONS a new connection gets 503 instead of waiting.
     """
     idle = []
     try:

@@ -61,7 +61,7 @@ def _executable(*names: str) -> str | None:
 def chromium_or_skip() -> tuple[str, str]:
     """(chromium, chromedriver) paths; skip (or fail under .ci/run) when they are not here."""
     try:
-        import selenium  # noqa: F401
+        import selenium  # noqa: F401 - only whether it is installed
     except ImportError:
         missing = 'selenium is not installed (./dev.sh setup installs it)'
     else:
@@ -94,7 +94,7 @@ class Browser:
         self.driver.set_script_timeout(30)
         self._requests: list[str] = []
 
-    def open(self, url: str) -> None:
+    def open(self, url: str) -> None:  # noqa: A003 - a method: the builtin stays reachable
         self.driver.get(url)
 
     def js(self, script: str):
@@ -109,7 +109,11 @@ class Browser:
             return None
 
     def wait(self, expression: str, timeout: float = DEADLINE, what: str = ''):
-        """Poll ``return <expression>`` until truthy; fail naming ``what`` and the page's status."""
+        """
+        Poll ``return <expression>`` until truthy.
+
+        Fails naming ``what`` and the page's status.
+        """
         deadline = time.monotonic() + timeout
         while True:
             value = self.poll(f'return {expression};')
@@ -190,7 +194,7 @@ def rendered_pose(elements) -> np.ndarray:
 
 
 def pixel_spread(png: bytes) -> float:
-    """Standard deviation of the screenshot's grey levels (0 for a blank page)."""
+    """Return the standard deviation of the screenshot's grey levels (0 for a blank page)."""
     from PIL import Image
     grey = np.asarray(Image.open(io.BytesIO(png)).convert('L'), float)
     return float(grey.std())
@@ -208,8 +212,10 @@ def screenshot(browser: Browser, name: str) -> None:
 
 def start_demo(*args: str) -> tuple[subprocess.Popen, str]:
     """
-    ``python -m urdf_state_py.tools.demo --port 0 ...`` on a domain of its own (a node
-    of other tests may still publish on this one); the process and the URL it printed.
+    Start ``python -m urdf_state_py.tools.demo --port 0 ...`` on a domain of its own.
+
+    A node of other tests may still publish on this one. Returns the process and the URL
+    it printed.
     """
     domain = str(int(os.environ['ROS_DOMAIN_ID']) % 100 + 101)
     demo = subprocess.Popen([sys.executable, '-m', 'urdf_state_py.tools.demo', *args, '--port',

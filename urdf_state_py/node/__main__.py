@@ -12,7 +12,11 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""``python -m urdf_state_py.node``: the state publisher (same as the ``urdf_state`` executable)."""
+"""
+``python -m urdf_state_py.node``: the state publisher.
+
+The same as the ``urdf_state`` executable.
+"""
 
 import sys
 

@@ -87,11 +87,11 @@ class _ServiceHost:
             callback_group=self._setters if setter else self._readers, **kwargs)
 
     def _guarded(self, srv_type: Any, name: str, callback: Any) -> Any:
-        """``callback`` answering a request it fails on: a refusal, or an empty answer."""
+        """Wrap ``callback`` to answer a request it fails on: a refusal, or an empty answer."""
         def serve(request: Any, response: Any) -> Any:
             try:
                 return callback(request, response)
-            except Exception as err:  # noqa: BLE001 - a request must not end serving
+            except Exception as err:  # a request must not end serving
                 detail = f'{type(err).__name__}: {err}'
                 self._guard.report(name, 'malformed request', detail)
                 refused = SetParametersResult(successful=False,
@@ -110,8 +110,10 @@ class _ServiceHost:
 
 class ParameterServices:
     """
-    Serves ``node``'s parameters: from a helper node on its own executor thread
-    (``own_thread``), else from the node itself on the process's executor.
+    Serves ``node``'s parameters.
+
+    From a helper node on its own executor thread (``own_thread``), else from the node
+    itself on the process's executor.
     """
 
     def __init__(self, node: Node, guard: CallbackGuard, *, own_thread: bool = True) -> None:
@@ -132,8 +134,10 @@ class ParameterServices:
 
     def start(self) -> None:
         """
-        Start serving (apart from the constructor: the owner holds this before it runs;
-        on the process's executor: nothing to start).
+        Start serving.
+
+        Apart from the constructor: the owner holds this before it runs; on the process's
+        executor: nothing to start.
         """
         if self._executor is None:
             return
@@ -147,7 +151,7 @@ class ParameterServices:
             try:
                 self._executor.spin()
                 return
-            except Exception as exc:  # noqa: BLE001 (also: the context shut down under it)
+            except Exception as exc:  # any error, also the context shut down under it
                 if self._context.ok() and not self._closing:
                     # e.g. rclpy failing to convert a request rmw took: counted, throttled
                     self._guard.report('parameter services', 'malformed request',
@@ -155,8 +159,9 @@ class ParameterServices:
 
     def close(self) -> None:
         """
-        Stop serving (waits briefly for a running callback) and destroy the helper (on
-        the node itself, the services go with the node).
+        Stop serving (waits briefly for a running callback) and destroy the helper.
+
+        On the node itself, the services go with the node.
         """
         self._closing = True
         if self._executor is None:

@@ -73,7 +73,7 @@ class ParamSpec:
     check: Callable[[Any], str | None] | None = None
 
     def problem(self, value: Any) -> str | None:
-        """What is wrong with ``value`` for this parameter (None: it is valid)."""
+        """Return what is wrong with ``value`` for this parameter (None: it is valid)."""
         expected = type(self.default)
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
@@ -101,8 +101,9 @@ def _shown(value: Any) -> str:
 
 def start_up_parameters(node: Node, given: Iterable[Parameter] = ()) -> dict[str, Parameter]:
     """
-    Return the values given to ``node`` at start-up, gathered as rclpy gathers them: those of
-    its ``--ros-args`` (``-p``, parameters files; the rcl node's, through the public
+    Return the values given to ``node`` at start-up, gathered as rclpy gathers them.
+
+    Those of its ``--ros-args`` (``-p``, parameters files; the rcl node's, through the public
     ``Node.handle``), then ``given`` (the ``parameter_overrides`` it was constructed with).
 
     Read here so that a wrong type or an out-of-range number is caught before
@@ -151,8 +152,9 @@ def declare(node: Node, name: str, default: Any, description: str = '', *,
             integer_range: tuple[float, float] | None = None,
             ignore_override: bool = False) -> Any:
     """
-    Declare ``name`` statically typed after ``default`` and return its value
-    (``ignore_override``: ``default`` is the value, whatever was given at start-up).
+    Declare ``name`` statically typed after ``default`` and return its value.
+
+    ``ignore_override``: ``default`` is the value, whatever was given at start-up.
 
     An empty list default cannot carry its type in rclpy (``[]`` infers as a
     byte array), so list parameters are declared by type and then set to the
@@ -217,7 +219,7 @@ def topics_problem(topics: list[str]) -> str | None:
     for topic in topics:
         try:
             validate_topic_name(topic)
-        except Exception as err:  # noqa: BLE001 - rclpy's InvalidTopicNameException and kin
+        except Exception as err:  # rclpy's InvalidTopicNameException and kin
             return f"'{topic}' is not a valid topic name: {str(err).splitlines()[0]}"
     return None
 
@@ -229,8 +231,10 @@ def _duplicates_problem(names: list[str]) -> str | None:
 
 def node_parameters(registry: Any, extra: Iterable[ParamSpec] = ()) -> dict[str, ParamSpec]:
     """
-    Every parameter of the node and its rules: :data:`PARAMETERS`, ``extra`` and one
-    parameter per option of every parser of ``registry`` (``<parser>.<option>``).
+    Return every parameter of the node and its rules.
+
+    :data:`PARAMETERS`, ``extra`` and one parameter per option of every parser of
+    ``registry`` (``<parser>.<option>``).
     """
     names = list(registry.names())
 

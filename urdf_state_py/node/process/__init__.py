@@ -13,6 +13,8 @@
 # limitations under the License.
 
 """
-What exists once per process, however many robots it serves: the spin loop and the
-executor, signal handling, thread joining, the address-space ceiling and loopback DDS.
+What exists once per process, however many robots it serves.
+
+The spin loop and the executor, signal handling, thread joining, the address-space ceiling
+and loopback DDS.
 """

@@ -78,7 +78,7 @@ SPIN_WINDOW_S = 5.0
 
 CONTAINER_PARAMETERS = (
     ParamSpec('load_node.trusted', False,
-              'A description that comes with a LoadNode request is the operator\'s (all of '
+              "A description that comes with a LoadNode request is the operator's (all of "
               'xacro, and the request may set description.* and xacro file roots); false: '
               'a run-time description, as one set with ros2 param set (read-only)',
               read_only=True),
@@ -90,7 +90,7 @@ CONTAINER_PARAMETERS = (
               'offered (config/fleet.example.yaml); a bad entry ends the container (read-only)',
               read_only=True),
     ParamSpec('thread_num', 4,
-              'Executor threads serving the robots\' parameter services and the container\'s '
+              "Executor threads serving the robots' parameter services and the container's "
               '(read-only)', read_only=True, bounds=(2, 64)),
 )
 
@@ -101,6 +101,8 @@ class UrdfStateContainer(Node):
     def __init__(self, node_name: str = CONTAINER_NAME, *, global_args: Sequence[str] = (),
                  **kwargs: Any) -> None:
         """
+        Build the container node.
+
         ``global_args``: the process's command line, whose remap rules a robot loaded
         with ``forward_global_arguments`` gets too (see :mod:`.remapping`).
         """
@@ -139,7 +141,7 @@ class UrdfStateContainer(Node):
                             callback_group=ReentrantCallbackGroup())
         self.get_logger().info(
             f"Component container for '{PLUGIN}': LoadNode "
-            + ('trusted (load_node.trusted: descriptions are the operator\'s)' if self.trusted
+            + ("trusted (load_node.trusted: descriptions are the operator's)" if self.trusted
                else 'not trusted (descriptions are run-time ones, see load_node.trusted)')
             + f', at most {self.max_robots} robots')
 
@@ -147,13 +149,14 @@ class UrdfStateContainer(Node):
 
     def _answer(self, handler):
         """
-        ``handler`` answering whatever it raises with ``success: false`` and the reason:
-        a request from the network must never end the container.
+        Wrap ``handler`` to answer whatever it raises with ``success: false`` and the reason.
+
+        A request from the network must never end the container.
         """
         def serve(request: Any, response: Any) -> Any:
             try:
                 return handler(request, response)
-            except Exception as err:  # noqa: BLE001 - see above
+            except Exception as err:  # see above
                 reason = f'internal error: {type(err).__name__}: {err}'
                 self._guard.report('_container', 'internal error', reason)
                 if hasattr(response, 'success'):
@@ -177,8 +180,10 @@ class UrdfStateContainer(Node):
 
     def _load(self, request: LoadNode.Request) -> tuple[int, UrdfStateNode]:
         """
-        Every refusal first (the request, the name after remapping, the count), then
-        the node: a refused request builds, registers and publishes nothing.
+        Check every refusal first, then build the node.
+
+        The refusals: the request, the name after remapping, the count. A refused request
+        builds, registers and publishes nothing.
         """
         options = robot_options(request, self._specs, trusted=self.trusted,
                                 default_name=NODE_NAME)
@@ -195,7 +200,7 @@ class UrdfStateContainer(Node):
                 require_model=True, **options.node_kwargs)
         except DescriptionError as err:
             raise LoadRefused(f'robot_description: {err}') from None
-        except Exception as err:  # noqa: BLE001 - what rcl refuses and remapping missed
+        except Exception as err:  # what rcl refuses and remapping missed
             raise LoadRefused(f'{type(err).__name__}: {err}') from None
         if node.get_fully_qualified_name() != name:   # remapping's rules are rcl's
             node.destroy_node()
@@ -217,8 +222,10 @@ class UrdfStateContainer(Node):
 
     def _load_fleet(self, path: str) -> None:
         """
-        Every robot of the fleet file, or none: each entry is checked (its keys, its
-        model, its request) before the first robot is built; raises :class:`FleetError`.
+        Load every robot of the fleet file, or none.
+
+        Each entry is checked (its keys, its model, its request) before the first robot is
+        built; raises :class:`FleetError`.
         """
         requests = load_requests(path, self.trusted, NODE_NAME)
         if len(requests) > self.max_robots:
@@ -237,8 +244,9 @@ class UrdfStateContainer(Node):
 
     def _free_name(self, options: RobotOptions) -> str:
         """
-        Return the robot's fully qualified name after remapping (see :mod:`.remapping`);
-        refused when invalid, or taken by a loaded robot or by the container.
+        Return the robot's fully qualified name after remapping (see :mod:`.remapping`).
+
+        Refused when invalid, or taken by a loaded robot or by the container.
         """
         rules = remap_rules(options.cli_args)
         if options.node_kwargs.get('use_global_arguments'):
@@ -246,7 +254,7 @@ class UrdfStateContainer(Node):
         try:
             check_rules(rules)
             name = fully_qualified_name(options.node_name, options.namespace, rules)
-        except Exception as err:  # noqa: BLE001 - rclpy's invalid name / rule exceptions
+        except Exception as err:  # rclpy's invalid name / rule exceptions
             raise LoadRefused(f'{type(err).__name__}: {err}') from None
         if name == self.get_fully_qualified_name():
             raise LoadRefused(f"'{name}' is the name of this container")

@@ -79,7 +79,11 @@ class FleetRobot:
 
 
 def read_fleet(path: str | os.PathLike) -> list[FleetRobot]:
-    """The robots of the fleet file ``path``; raises :class:`FleetError` naming the problem."""
+    """
+    Return the robots of the fleet file ``path``.
+
+    Raises :class:`FleetError` naming the problem.
+    """
     path = Path(path)
     try:
         doc = yaml.safe_load(path.read_text(encoding='utf-8'))
@@ -127,7 +131,7 @@ def _robot(entry: Any, path: Path, index: int) -> FleetRobot:
         raise FleetError(f"{where}: 'parameters' must map parameter names to values")
     own = sorted(_OWN & set(parameters))
     if own:
-        raise FleetError(f'{where}: set {own} through the entry\'s own keys (model, '
+        raise FleetError(f"{where}: set {own} through the entry's own keys (model, "
                          'xacro_args, frame_prefix), not under parameters')
     return FleetRobot(namespace=namespace, model=model, xacro_args=tuple(args),
                       frame_prefix=prefix, parameters=dict(parameters))
@@ -135,8 +139,9 @@ def _robot(entry: Any, path: Path, index: int) -> FleetRobot:
 
 def component_parameters(robot: FleetRobot, trusted: bool) -> dict[str, Any]:
     """
-    Return the component's parameters for ``robot`` (see the module docstring); raises
-    :class:`FleetError` when its model does not parse.
+    Return the component's parameters for ``robot`` (see the module docstring).
+
+    Raises :class:`FleetError` when its model does not parse.
     """
     text = robot.model.read_text(encoding='utf-8')
     parameters = dict(robot.parameters, frame_prefix=robot.frame_prefix)
@@ -162,21 +167,23 @@ def component_parameters(robot: FleetRobot, trusted: bool) -> dict[str, Any]:
 def load_requests(path: str | os.PathLike, trusted: bool,
                   node_name: str) -> list[tuple[FleetRobot, Any]]:
     """
-    One ``composition_interfaces/LoadNode`` request per robot of the fleet file
-    ``path``, as ``fleet.launch.py`` sends them; raises :class:`FleetError` naming the
-    robot and the key at fault. (ROS imported here: reading a fleet file needs none.)
-    """
-    from composition_interfaces.srv import LoadNode  # noqa: PLC0415
-    from rclpy.parameter import Parameter  # noqa: PLC0415
+    Return one ``composition_interfaces/LoadNode`` request per robot of the fleet file.
 
-    from .load_request import PACKAGE, PLUGIN  # noqa: PLC0415 - imports rclpy
+    For the fleet file ``path``, as ``fleet.launch.py`` sends them; raises
+    :class:`FleetError` naming the robot and the key at fault. (ROS imported here: reading
+    a fleet file needs none.)
+    """
+    from composition_interfaces.srv import LoadNode
+    from rclpy.parameter import Parameter
+
+    from .load_request import PACKAGE, PLUGIN  # imports rclpy
     requests = []
     for robot in read_fleet(path):
         parameters = []
         for name, value in component_parameters(robot, trusted).items():
             try:
                 parameters.append(Parameter(name, value=value).to_parameter_msg())
-            except Exception as err:  # noqa: BLE001 - rclpy: TypeError, ValueError, ...
+            except Exception as err:  # rclpy: TypeError, ValueError, ...
                 raise FleetError(f"{path}: robot '{robot.namespace}': parameter '{name}': "
                                  f'{value!r} is not a parameter value ({err})') from None
         requests.append((robot, LoadNode.Request(

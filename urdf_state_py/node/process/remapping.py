@@ -85,8 +85,10 @@ def _first(rules: Iterable[str], what: str, node_name: str) -> str | None:
 
 def fully_qualified_name(name: str, namespace: str, rules: Sequence[str]) -> str:
     """
-    ``/namespace/name`` after ``rules`` (local first, then global); raises rclpy's
-    InvalidNodeNameException / InvalidNamespaceException for what rcl would refuse.
+    Return ``/namespace/name`` after ``rules`` (local first, then global).
+
+    Raises rclpy's InvalidNodeNameException / InvalidNamespaceException for what rcl
+    would refuse.
     """
     new_name = _first(rules, '__node', name) or name
     new_namespace = _first(rules, '__ns', name) or namespace or '/'

@@ -72,21 +72,25 @@ class _CollectedQuietly:
 
 class SingleThreadedExecutor(_CollectedQuietly, executors.SingleThreadedExecutor):
     """
-    Rclpy's SingleThreadedExecutor, collected quietly when a signal interrupts its
-    construction (see :class:`_CollectedQuietly`).
+    Rclpy's SingleThreadedExecutor, collected quietly.
+
+    Collected quietly when a signal interrupts its construction (see
+    :class:`_CollectedQuietly`).
     """
 
 
 class MultiThreadedExecutor(_CollectedQuietly, executors.MultiThreadedExecutor):
     """
-    Rclpy's MultiThreadedExecutor, collected quietly when a signal interrupts its
-    construction (see :class:`_CollectedQuietly`).
+    Rclpy's MultiThreadedExecutor, collected quietly.
+
+    Collected quietly when a signal interrupts its construction (see
+    :class:`_CollectedQuietly`).
     """
 
 
 def make_executor(kind: str | None = None) -> Executor:
     """
-    The state publisher's executor: rclpy's EventsExecutor where it exists, else the default.
+    Return the state publisher's executor: EventsExecutor where it exists, else the default.
 
     EventsExecutor (``rclpy.experimental``, Jazzy and later; absent in Humble)
     cuts the per-message overhead of the wait-set executor roughly in half,
@@ -117,7 +121,7 @@ def make_executor(kind: str | None = None) -> Executor:
 
 
 def _native_loop_serves() -> bool:
-    """True when the native loop may serve joint_states in this process (see tf_path.native)."""
+    """Tell whether the native loop may serve joint_states here (see tf_path.native)."""
     from ..tf_path.native import status
     found = status()
     return found.module is not None and found.loop_refused is None
@@ -228,13 +232,13 @@ def _run(make_node: Callable[[], Node], args: Sequence[str] | None,
                 spinner.spin_once(timeout_sec=timeout)
             except (KeyboardInterrupt, ExternalShutdownException):
                 raise
-            except Exception as err:  # noqa: BLE001 - see _survive
+            except Exception as err:  # see _survive
                 if not rclpy.ok() or signals.received is not None:
                     raise
                 _survive(err)
     except (KeyboardInterrupt, ExternalShutdownException):
         return True
-    except Exception:  # noqa: BLE001 - re-raised unless Ctrl-C caused it
+    except Exception:  # re-raised unless Ctrl-C caused it
         if rclpy.ok() and signals.received is None:
             raise
         return True

@@ -74,8 +74,10 @@ _ERROR_LOG_PERIOD_S = 5.0
 
 def hot_path_requested(requested: bool | None = None) -> bool:
     """
-    Whether to use the hot path: ``requested``, else ``URDF_STATE_HOT_PATH``
-    (``auto``/``on`` -- the default -- or ``off``).
+    Return whether to use the hot path.
+
+    ``requested``, else ``URDF_STATE_HOT_PATH`` (``auto``/``on`` -- the default -- or
+    ``off``).
     """
     if requested is not None:
         return bool(requested)
@@ -87,8 +89,9 @@ def hot_path_requested(requested: bool | None = None) -> bool:
 
 def unavailable_reason(module: ModuleType | None, node) -> str | None:
     """
-    Why the extension cannot serve a subscription of ``node`` from a thread of its own
-    (None: it can): it needs the rcl pointers of the node, its context and its clock.
+    Return why the extension cannot serve a subscription of ``node`` from its own thread.
+
+    None: it can. It needs the rcl pointers of the node, its context and its clock.
     """
     if module is None or not hasattr(module, 'Subscription'):
         return 'the native extension is not loaded'
@@ -101,8 +104,9 @@ def unavailable_reason(module: ModuleType | None, node) -> str | None:
 
 def qos_arguments(qos) -> tuple:
     """
-    Return an rclpy ``QoSProfile`` as the extension's ``Subscription`` takes it (rclpy's enum
-    values are rmw's; durations in ns, 0 the rmw default).
+    Return an rclpy ``QoSProfile`` as the extension's ``Subscription`` takes it.
+
+    Rclpy's enum values are rmw's; durations in ns, 0 the rmw default.
     """
     return (int(qos.history), int(qos.depth), int(qos.reliability), int(qos.durability),
             qos.deadline.nanoseconds, qos.lifespan.nanoseconds, int(qos.liveliness),
@@ -129,23 +133,25 @@ class MessageErrors:
         try:
             self._logger.error(f'Failed to handle {self._what}: {type(exc).__name__}: {exc}'
                                f'{more}; skipped it (failures so far: {self.count})')
-        except Exception:  # noqa: BLE001 - a logging failure must not end the caller either
+        except Exception:  # a logging failure must not end the caller either
             pass
 
     def guarded(self, handler: Callable[[bytes], None]) -> Callable[[bytes], None]:
-        """``handler`` with its exceptions recorded instead of raised (the executor path)."""
+        """Wrap ``handler`` to record its exceptions instead of raising (the executor path)."""
         def call(data: bytes) -> None:
             try:
                 handler(data)
-            except Exception as exc:  # noqa: BLE001 - one bad message must not stop the node
+            except Exception as exc:  # one bad message must not stop the node
                 self.record(exc)
         return call
 
 
 class HotPath:
     """
-    JointState subscriptions (*routes*: topic, QoS, handler), owned by the extension and
-    served by one daemon thread running its ``Loop`` (see the module docstring).
+    JointState subscriptions owned by the extension, served by one daemon thread.
+
+    The subscriptions are *routes* (topic, QoS, handler), served by one daemon thread
+    running its ``Loop`` (see the module docstring).
 
     Build with :meth:`attach`, then :meth:`start`; :meth:`stop` before destroying the
     node. The plain ``joint_states`` subscription is one route; ``source_list`` topics are
@@ -191,10 +197,12 @@ class HotPath:
     def attach(cls, node, module: ModuleType, routes: Sequence[tuple[object, Callable]],
                errors: MessageErrors, **extra) -> 'HotPath':
         """
-        Take over ``routes`` (each an rclpy raw JointState subscription of ``node`` and
-        its handler): the extension subscribes with each one's resolved topic and QoS, then
-        rclpy's is destroyed. Call before the node is added to an executor. Raises (the
-        rclpy subscriptions untouched) when the extension cannot subscribe.
+        Take over ``routes``, each an rclpy raw JointState subscription of ``node``.
+
+        Each route is a subscription and its handler: the extension subscribes with each
+        one's resolved topic and QoS, then rclpy's is destroyed. Call before the node is
+        added to an executor. Raises (the rclpy subscriptions untouched) when the extension
+        cannot subscribe.
         """
         hot = cls(node, module, [(sub.topic_name, sub.qos_profile, handler)
                                  for sub, handler in routes], errors, **extra)
@@ -221,7 +229,7 @@ class HotPath:
         self.loop.request_stop()
         try:
             self._guard.trigger()
-        except Exception:  # noqa: BLE001 - already destroyed: the loop ends on its timeout
+        except Exception:  # already destroyed: the loop ends on its timeout
             pass
         join_thread(self._thread, timeout)
         if not self.running:   # else the loop may still use them: left to the process's end
@@ -233,7 +241,7 @@ class HotPath:
         self._guard.destroy()
 
     def _on_event(self, index: int) -> None:
-        """A QoS event of a route: logged as rclpy's default handlers log it."""
+        """Log a QoS event of a route as rclpy's default handlers log it."""
         try:
             owned, at, topic = self._events[index]
             taken = owned.take_event(at)
@@ -249,7 +257,7 @@ class HotPath:
             else:
                 self._node.get_logger().warning(
                     f"Incompatible type on topic '{topic}', no messages will be sent to it.")
-        except Exception as exc:  # noqa: BLE001 - an event must not end the loop
+        except Exception as exc:  # an event must not end the loop
             self._errors.record(exc)
 
     def _run(self) -> None:
@@ -259,7 +267,7 @@ class HotPath:
         try:
             if self._on_ended is not None:
                 self._on_ended(why)
-        except Exception as exc:  # noqa: BLE001 - the routes go back all the same
+        except Exception as exc:  # the routes go back all the same
             self._errors.record(exc)
         self._hand_back()
 
@@ -276,13 +284,15 @@ class HotPath:
                     guard.pointer, clock.pointer,
                     [pointer for owned in self._owned for pointer in owned.event_pointers],
                     tuple(handler for _, _, handler in self._routes), self._on_event)
-        except Exception as exc:  # noqa: BLE001 - the caller decides what follows
+        except Exception as exc:  # the caller decides what follows
             return f'{type(exc).__name__}: {exc}'
 
     def _hand_back(self) -> None:
         """
-        The loop ended: each route becomes an rclpy subscription again (same topic and
-        QoS, its QoS parameters already declared), served by the executor.
+        Hand the routes back to the executor once the loop ended.
+
+        Each route becomes an rclpy subscription again (same topic and QoS, its QoS
+        parameters already declared), served by the executor.
         """
         from sensor_msgs.msg import JointState
         for owned in self._owned:
@@ -291,5 +301,5 @@ class HotPath:
             try:
                 self.handed_back.append(self._node.create_subscription(
                     JointState, topic, handler, qos, raw=True))
-            except Exception as exc:  # noqa: BLE001 - the node is going: nothing to serve
+            except Exception as exc:  # the node is going: nothing to serve
                 self._errors.record(exc)

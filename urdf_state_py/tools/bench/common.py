@@ -28,7 +28,8 @@ import sys
 import time
 
 # Child ROS processes and this one stay on loopback, in a domain of their own.
-from urdf_state_py.node.process.loopback import ensure_loopback, loopback_env  # noqa: F401
+from urdf_state_py.node.process.loopback import (  # noqa: F401 - for the bench scripts
+    ensure_loopback, loopback_env)
 
 
 @contextlib.contextmanager
@@ -92,7 +93,7 @@ def _calls_per_trial(fn: Callable[[], object], trial_s: float, max_calls: int) -
 
 
 def command_lines(stream):
-    """The JSON commands read line by line from ``stream`` (a child's stdin), until 'quit'."""
+    """Yield the JSON commands read line by line from ``stream`` (a child's stdin) to 'quit'."""
     for line in stream:
         line = line.strip()
         if not line:
@@ -115,7 +116,7 @@ def time_interleaved(fns: dict[str, Callable[[], object]], trials: int, trial_s:
     for key, fn in list(fns.items()):
         try:
             counts[key] = _calls_per_trial(fn, trial_s, max_calls)
-        except Exception as exc:  # noqa: BLE001 - reported by the caller
+        except Exception as exc:  # reported by the caller
             if on_error is None:
                 raise
             on_error(key, exc)
@@ -153,8 +154,9 @@ def percentile(sorted_values: Sequence[float], p: float) -> float | None:
 
 def print_medians(rows: Sequence[dict], labels: Sequence[tuple[str, str]]) -> None:
     """
-    One line per (key, label): the median of ``row[key]`` over ``rows``, then the maximum
-    in brackets (a shared machine's trials vary; both say how much).
+    Print one line per (key, label): the median of ``row[key]`` over ``rows``.
+
+    Then the maximum in brackets (a shared machine's trials vary; both say how much).
     """
     for key, label in labels:
         values = [row[key] for row in rows]
@@ -180,7 +182,7 @@ def fmt(value, digits: int = 1) -> str:
 
 def table(headers: Sequence[str], rows: Sequence[Sequence], title: str | None = None,
           out=None) -> str:
-    """Return an aligned plain-text table (first column left-aligned, the others right)."""
+    """Return an aligned plain-text table: first column left-aligned, the others right."""
     cells = [[str(h) for h in headers]] + [[c if isinstance(c, str) else fmt(c) for c in row]
                                            for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
@@ -234,7 +236,7 @@ def machine_info() -> dict:
     try:
         import rclpy
         info['rmw'] = rclpy.get_rmw_implementation_identifier()
-    except Exception as exc:  # noqa: BLE001 - report, do not fail the header
+    except Exception as exc:  # report, do not fail the header
         info['rmw'] = f'unavailable ({type(exc).__name__})'
     info['ros_distro'] = os.environ.get('ROS_DISTRO')
     return info

@@ -78,7 +78,7 @@ def default_model_path() -> Path | None:
     try:
         from ament_index_python.packages import get_package_share_directory
         candidates.append(Path(get_package_share_directory(PACKAGE)) / DEFAULT_ROBOT)
-    except Exception:  # noqa: BLE001 - ament_index absent or package not indexed
+    except Exception:  # ament_index absent or package not indexed
         pass
     # pip/setuptools installs data_files below sys.prefix.
     candidates.append(Path(sys.prefix) / 'share' / PACKAGE / DEFAULT_ROBOT)
@@ -123,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--duration', type=float, default=None,
                    help='seconds to run (default: until Ctrl-C)')
     p.add_argument('--until-complete', action='store_true',
-                   help='stop as soon as every link\'s frame has arrived '
+                   help="stop as soon as every link's frame has arrived "
                         '(with --duration as a cap)')
     p.add_argument('--rate', type=float, default=50.0, help='joint state rate in Hz (default 50)')
     p.add_argument('--frame-prefix', default='', help='frame_prefix parameter of the node')
@@ -137,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help='N robots (/r1 .. /rN) in one urdf_state_container, loaded from a '
                         'fleet file, instead of one urdf_state node')
     p.add_argument('--port', type=int, default=DEFAULT_PORT,
-                   help=f'with --web: the page\'s port (default {DEFAULT_PORT}; 0: any free one)')
+                   help=f"with --web: the page's port (default {DEFAULT_PORT}; 0: any free one)")
     return p
 
 
@@ -154,11 +154,12 @@ class _Child:
                  ignore_sigint: bool = False, cwd: Path | None = None) -> None:
         self.name = name
         self.log = log
-        self._log_file = open(log, 'wb') if log is not None else None  # noqa: SIM115
+        self._log_file = open(log, 'wb') if log is not None else None
         out = self._log_file if self._log_file is not None else None
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignore_sigint else None
         try:
-            self.proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
+            self.proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                                         stdout=out,
                                          stderr=subprocess.STDOUT if out is not None else None)
         finally:
             if ignore_sigint:
@@ -212,7 +213,7 @@ class _Signals:
         self.received: list[int] = []
         self._previous = {}
 
-    def _handler(self, signum, frame) -> None:  # noqa: ARG002
+    def _handler(self, signum, frame) -> None:
         self.received.append(signum)
 
     def __enter__(self) -> '_Signals':
@@ -288,8 +289,10 @@ def _tf_view_argv(args: argparse.Namespace, model_args: list[str], title: str) -
 
 def _web_argv(args: argparse.Namespace, model_path: Path) -> list[str]:
     """
-    Return the 3D view's command line: meshes may come from the model's folder (and
-    example-robot-data's); each robot of --fleet by its namespace.
+    Return the 3D view's command line.
+
+    Meshes may come from the model's folder (and example-robot-data's); each robot of
+    --fleet by its namespace.
     """
     argv = [sys.executable, '-m', PACKAGE, 'view', '--port', str(args.port),
             '--allow-dir', str(model_path.parent)]
@@ -305,7 +308,9 @@ def _web_argv(args: argparse.Namespace, model_path: Path) -> list[str]:
 
 def _demo_model(args: argparse.Namespace) -> Path | None:
     """
-    --model; else for the browser TALOS with its meshes (example-robot-data), and the
+    Return the demo's model: --model, else a bundled or installed robot.
+
+    Without --model: for the browser TALOS with its meshes (example-robot-data), and the
     bundled H1_2 (no meshes: a skeleton in the browser) where that is not installed.
     """
     if args.model:
@@ -321,7 +326,8 @@ def _publisher_argv(args: argparse.Namespace, workdir: Path, params: Path,
                     model_path: Path) -> list[str]:
     """Return the state publisher's command line: the node, or with --fleet the container."""
     if not args.fleet:
-        return [sys.executable, '-m', f'{PACKAGE}.node', '--ros-args', '--params-file', str(params)]
+        return [sys.executable, '-m', f'{PACKAGE}.node',
+                '--ros-args', '--params-file', str(params)]
     fleet = write_fleet_file(workdir, model_path, args.xacro_arg, args.fleet)
     return [sys.executable, '-m', f'{PACKAGE}.node.process.container', '--ros-args',
             '-p', f'fleet:={fleet}', '-p', f'load_node.max_robots:={max(64, args.fleet)}']
@@ -341,7 +347,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         model = load_model_file_with_args(model_path, args.xacro_arg)
-    except Exception as exc:  # noqa: BLE001 - a bad model is a message, not a traceback
+    except Exception as exc:  # a bad model is a message, not a traceback
         print(f'urdf_state_demo: cannot load {model_path}: {exc}', file=sys.stderr)
         return 2
 
@@ -379,7 +385,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             children.append(_Child('node', _publisher_argv(args, workdir, params, model_path),
                                    env, workdir / 'node.log'))
-            sweep = [py, '-m', f'{PACKAGE}.tools.demo.sweep', *model_args, '--rate', str(args.rate)]
+            sweep = [py, '-m', f'{PACKAGE}.tools.demo.sweep', *model_args,
+                     '--rate', str(args.rate)]
             for ns in fleet_namespaces(args.fleet):
                 sweep += ['--namespace', ns]
             children.append(_Child('sweep', sweep, env, workdir / 'sweep.log'))
@@ -440,7 +447,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.rate <= 0:
         build_parser().error('--rate must be > 0')
     if args.fleet < 0 or (args.fleet and args.frame_prefix):
-        build_parser().error('--fleet takes N >= 1 and sets each robot\'s frame prefix (rK/)')
+        build_parser().error("--fleet takes N >= 1 and sets each robot's frame prefix (rK/)")
     try:
         return run(args)
     except KeyboardInterrupt:

@@ -96,7 +96,7 @@ class JointSweeper(Node):
     def _on_description(self, msg: String) -> None:
         try:
             model = load_model(msg.data)
-        except Exception as exc:  # noqa: BLE001 - a bad description is logged, not fatal
+        except Exception as exc:  # a bad description is logged, not fatal
             self.get_logger().error(f'cannot parse robot_description: {exc}')
             return
         self.set_model(model)
@@ -119,7 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the command line of :func:`main` (ROS arguments are removed before it parses)."""
     p = argparse.ArgumentParser(prog='python -m urdf_state_py.tools.demo.sweep',
                                 description='Publish sweeping joint states for a robot model.')
-    p.add_argument('--model', help='URDF or xacro file (default: read the robot_description topic)')
+    p.add_argument('--model',
+                   help='URDF or xacro file (default: read the robot_description topic)')
     p.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
                    help='xacro argument for --model (repeatable)')
     p.add_argument('--rate', type=float, default=None, help='publish rate in Hz (default 50)')
@@ -133,14 +134,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m urdf_state_py.tools.demo.sweep``; 2 when ``--model`` cannot be loaded."""
+    """
+    Run ``python -m urdf_state_py.tools.demo.sweep``.
+
+    Returns 2 when ``--model`` cannot be loaded.
+    """
     raw = list(sys.argv if argv is None else ['sweep', *argv])
     args = build_parser().parse_args(remove_ros_args(raw)[1:])
     model = None
     if args.model:
         try:
             model = load_model_file_with_args(args.model, args.xacro_arg)
-        except Exception as exc:  # noqa: BLE001 - shown without a traceback
+        except Exception as exc:  # shown without a traceback
             print(f'sweep: cannot load {args.model}: {exc}', file=sys.stderr)
             return 2
     ensure_loopback()

@@ -95,7 +95,7 @@ class TfView(Node):
 
 
 def _load_expected(args: argparse.Namespace) -> tuple[list[str] | None, str]:
-    """The frame ids ``--model`` promises (its links, prefixed) and its name; None without it."""
+    """Return the frame ids ``--model`` promises (its links, prefixed) and its name, or None."""
     if not args.model:
         return None, ''
     model = load_model_file_with_args(args.model, args.xacro_arg)
@@ -201,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         build_parser().error('--until-complete needs --model')
     try:
         expected, model_name = _load_expected(args)
-    except Exception as exc:  # noqa: BLE001 - shown to the user, not a traceback
+    except Exception as exc:  # shown to the user, not a traceback
         print(f'tf_view: cannot load --model {args.model}: {exc}', file=sys.stderr)
         return 2
     ensure_loopback()

@@ -50,7 +50,7 @@ class ViewError(Exception):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``view`` command's arguments (shared by ``python -m urdf_state_py`` and ``ros2 urdf``)."""
+    """Add the ``view`` command's arguments (for ``python -m urdf_state_py`` and ``ros2 urdf``)."""
     parser.add_argument('--install-assets', action='store_true',
                         help='install the pinned three.js and urdf-loader (sha512 from the '
                              "package's package-lock.json) from the npm registry into "
@@ -96,7 +96,7 @@ def _package_paths(items: list[str]) -> dict[str, str]:
 def _ament_packages() -> dict[str, str]:
     """Every package of the ament index (name -> share folder); none without ament_index."""
     try:
-        from ament_index_python.packages import get_packages_with_prefixes  # noqa: PLC0415
+        from ament_index_python.packages import get_packages_with_prefixes
         found = get_packages_with_prefixes()
     except (ImportError, OSError):   # OSError: AMENT_PREFIX_PATH unset
         return {}
@@ -112,10 +112,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             raise ViewError(f'--install-assets: {exc}') from None
         return 0
     try:
-        from urdf_state_py.node.process.spin import (make_executor,  # noqa: PLC0415
+        from urdf_state_py.node.process.spin import (make_executor,
                                                      spin_until_shutdown)
 
-        from .view_node import ViewNode  # noqa: PLC0415 - needs rclpy
+        from .view_node import ViewNode  # needs rclpy
     except ImportError as exc:
         raise ViewError(f'view needs ROS 2 (rclpy): {exc}; source a ROS 2 distro or use '
                         './dev.sh python -m urdf_state_py view') from None
@@ -129,8 +129,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise ViewError(str(exc)) from None
     resolver = Resolver(packages, [os.path.abspath(d) for d in args.allow_dir], os.getcwd())
     if args.frame_prefix is not None and len(args.namespace) > 1:
-        raise UsageError('--frame-prefix names one robot\'s prefix: with several --namespace, '
-                         'each robot\'s node tells its own')
+        raise UsageError("--frame-prefix names one robot's prefix: with several --namespace, "
+                         "each robot's node tells its own")
     state = ViewState(resolver, PageOptions(args.fixed_frame, args.frame_prefix), args.namespace)
     try:
         server = ViewServer((args.host, args.port), state, assets)

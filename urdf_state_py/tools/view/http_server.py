@@ -13,7 +13,9 @@
 # limitations under the License.
 
 """
-The view's web server: the page, its libraries, the live feed and the referenced meshes, nothing else.
+The view's web server.
+
+The page, its libraries, the live feed and the referenced meshes, nothing else.
 
 Standard library only (``http.server``), one thread per connection, bounded:
 
@@ -64,7 +66,8 @@ _BUSY = (b'HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: 
 
 def _content_type(path: Path | str) -> str:
     suffix = Path(path).suffix.lower()
-    return _TYPES.get(suffix) or mimetypes.guess_type(f'x{suffix}')[0] or 'application/octet-stream'
+    return (_TYPES.get(suffix) or mimetypes.guess_type(f'x{suffix}')[0]
+            or 'application/octet-stream')
 
 
 class ViewServer(ThreadingHTTPServer):
@@ -91,7 +94,7 @@ class ViewServer(ThreadingHTTPServer):
         return f"http://{f'[{host}]' if ':' in host else host}:{port}/"
 
     def process_request(self, request: socket.socket, client_address) -> None:
-        """Start a thread for the connection, or answer 503 when :data:`MAX_CONNECTIONS` are open."""
+        """Start a thread for the connection, or answer 503 at :data:`MAX_CONNECTIONS` open."""
         if not self._connections.acquire(blocking=False):
             try:
                 request.settimeout(1.0)
@@ -134,10 +137,10 @@ class ViewRequestHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
         """Request are not logged: a page load is ~100 of them."""
 
-    def do_HEAD(self) -> None:  # noqa: N802 - http.server's naming
+    def do_HEAD(self) -> None:  # http.server's naming
         self._answer(body=False)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self._answer(body=True)
 
     def end_headers(self) -> None:
@@ -197,7 +200,7 @@ class ViewRequestHandler(BaseHTTPRequestHandler):
             self.wfile.write(data)
 
     def _file(self, url: str, body: bool) -> None:
-        """A mesh or texture of a current description (404 for anything else)."""
+        """Serve a mesh or texture of a current description (404 for anything else)."""
         found = self.server.state.lookup(url)
         opened = open_served(found[0]) if found is not None else None
         if opened is None:
@@ -215,7 +218,7 @@ class ViewRequestHandler(BaseHTTPRequestHandler):
                 self.connection.sendfile(stream, 0, size)
 
     def _events(self) -> None:
-        """The live feed (:mod:`.event_stream`), while a stream slot is free."""
+        """Serve the live feed (:mod:`.event_stream`), while a stream slot is free."""
         if not self.server.streams.acquire(blocking=False):
             self.send_error(503, 'Too many open pages')
             return

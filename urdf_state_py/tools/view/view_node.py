@@ -13,7 +13,9 @@
 # limitations under the License.
 
 """
-The view's ROS side: robot_description, /tf and /tf_static in, as rviz's RobotModel and TF displays read them.
+The view's ROS side.
+
+robot_description, /tf and /tf_static in, as rviz's RobotModel and TF displays read them.
 
 * ``robot_description`` (``<namespace>/robot_description`` for each robot of
   ``--namespace``): std_msgs/String, reliable + transient local (depth 1), so

@@ -64,7 +64,7 @@ class RobotView:
         self.revision = 0
 
     def set_frame_prefix(self, prefix: str) -> None:
-        """The prefix the robot's node reported (its ``frame_prefix`` parameter)."""
+        """Return the prefix the robot's node reported (its ``frame_prefix`` parameter)."""
         if prefix != self.frame_prefix:
             self.frame_prefix = prefix
             self.revision += 1
@@ -151,6 +151,6 @@ class DescriptionLoader:
                 text, version, self._pending = self._pending, self._received, None
             try:
                 prepared = prepare(text, self._state.resolver, version)
-            except Exception as exc:  # noqa: BLE001 - hostile input must never end the thread
+            except Exception as exc:  # hostile input must never end the thread
                 prepared = Prepared(version, error=f'internal error: {type(exc).__name__}: {exc}')
             self._state.install(prepared, self._robot)
