@@ -17,7 +17,7 @@ Launch many robots' state publishers in one process: a urdf_state_container and 
 
     ros2 launch urdf_state_py fleet.launch.py fleet:=/path/fleet.yaml
 
-Arguments:
+Launch arguments:
   fleet         the fleet file: one entry per robot (namespace, model, xacro_args,
                 frame_prefix -- default "<namespace>/" --, parameters); see
                 config/fleet.example.yaml and urdf_state_py/node/process/fleet_file.py
