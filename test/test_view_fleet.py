@@ -132,7 +132,7 @@ def test_every_robot_in_one_scene_under_its_prefix(probe, fleet, browser):
 
 def test_one_namespace_shows_that_robot(probe, fleet, browser):
     """
-    Return r1, publishing its default positions.
+    Check that one namespace shows that robot: r1, publishing its default positions.
 
     A JointState-driven robot's moving frames reach a viewer that starts later only with
     its next JointState, as with robot_state_publisher.
