@@ -107,7 +107,7 @@ class ParserPool:
 
     def _prestart(self, client: ParserClient, successor: bool) -> None:
         """
-        Return an idle worker for ``client``'s classes and limits, its process started now.
+        Make an idle worker ready for ``client``'s classes and limits, its process started now.
 
         ``successor``: the one replacing it after a trusted parse (see IsolatedParser).
         """

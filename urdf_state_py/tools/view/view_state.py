@@ -64,7 +64,7 @@ class RobotView:
         self.revision = 0
 
     def set_frame_prefix(self, prefix: str) -> None:
-        """Return the prefix the robot's node reported (its ``frame_prefix`` parameter)."""
+        """Take the prefix the robot's node reported (its ``frame_prefix`` parameter)."""
         if prefix != self.frame_prefix:
             self.frame_prefix = prefix
             self.revision += 1
