@@ -103,7 +103,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def main() -> int:
-    """Return the child: take every /tf (reliable, keep all) and write it to stdout as a frame."""
+    """Run the child: take every /tf (reliable, keep all) and write it to stdout as a frame."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from urdf_state_py.tools.bench.common import ensure_loopback
     ensure_loopback()
@@ -125,8 +125,17 @@ def main() -> int:
     node.create_subscription(TFMessage, '/tf', on_tf, KEEP_ALL, raw=True)
     executor = make_executor()
     executor.add_node(node)
-    threading.Thread(target=executor.spin, name='chaos_receiver', daemon=True).start()
-    sys.stdin.read()          # until the test closes it
+    # The main thread spins and a thread waits for the test to close stdin: the other way
+    # round (EventsExecutor.spin in a thread, the main thread in sys.stdin.read()) no /tf
+    # came through at all on the Jazzy wheels.
+    done = threading.Event()
+
+    def wait_for_stdin() -> None:
+        sys.stdin.read()
+        done.set()
+    threading.Thread(target=wait_for_stdin, name='chaos_receiver stdin', daemon=True).start()
+    while not done.is_set():
+        executor.spin_once(timeout_sec=0.5)
     executor.shutdown()
     node.destroy_node()
     rclpy.try_shutdown()
