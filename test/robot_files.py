@@ -94,10 +94,9 @@ EXAMPLE_ROBOT_DATA_REASON = ('needs the PyPI package example-robot-data (real me
 
 def example_robot(relative: str) -> Path:
     """
-    Return a file of example-robot-data (e.g.
+    Return a file of example-robot-data, e.g. ``robots/talos_data/robots/talos_full_v2.urdf``.
 
-    ``robots/talos_data/robots/talos_full_v2.urdf``); skips the calling test when the package is
-    not installed.
+    Skips the calling test when the package is not installed.
     """
     if EXAMPLE_ROBOT_DATA is None:
         pytest.skip(EXAMPLE_ROBOT_DATA_REASON)

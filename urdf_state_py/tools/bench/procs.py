@@ -197,7 +197,7 @@ def start_node(urdf: str, executor: str, env: dict, log_dir: Path, tag: str,
     """
     Start the project's node through its real entry point.
 
-    Return the project's node through its real entry point, ``python -m urdf_state_py.node``
+    Start the project's node through its real entry point, ``python -m urdf_state_py.node``
     (or ``command``, e.g. the script ``ros2 run`` runs), with ``URDF_STATE_EXECUTOR``
     set from ``executor`` (see :data:`EXECUTORS`; ``pyhot``: the default executor with
     ``URDF_STATE_NATIVE=off``); under cProfile
