@@ -106,6 +106,8 @@ def test_every_robot_in_one_scene_under_its_prefix(probe, fleet, browser):
     try:
         browser.open(view.url)
         browser.wait('window.urdfView && window.urdfView.ready', what='both robots drawn')
+        browser.wait('window.urdfView.status().robots.every((r) => r.framePrefix)',
+                     what="both robots' frame prefixes")
         robots = browser.js('return window.urdfView.status().robots;')
         assert [(r['namespace'], r['robot'], r['framePrefix'], r['fixedFrame'])
                 for r in robots] == [('/r1', 'talos', 'r1/', 'r1/base_link'),
@@ -141,6 +143,8 @@ def test_one_namespace_shows_that_robot(probe, fleet, browser):
     try:
         browser.open(view.url)
         browser.wait('window.urdfView && window.urdfView.ready', what='r1 drawn')
+        # the prefix comes from r1's node (GetParameters) and may follow the drawing
+        browser.wait('window.urdfView.status().framePrefix', what="r1's frame prefix")
         status = browser.js('return window.urdfView.status();')
         assert (status['namespace'], status['framePrefix'], len(status['robots'])) == \
             ('/r1', 'r1/', 1)

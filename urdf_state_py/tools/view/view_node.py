@@ -92,10 +92,9 @@ class _PrefixQuery:
             self._node.destroy_timer(self._timer)
             self._node.destroy_client(self._client)
             return
-        publishers = self._node.get_publishers_info_by_topic(self._robot.topic)
-        if not publishers:
+        owner = self._owner(self._node.get_publishers_info_by_topic(self._robot.topic))
+        if owner is None:
             return
-        owner = publishers[0]
         service = f"{owner.node_namespace.rstrip('/')}/{owner.node_name}/get_parameters"
         if self._client is None or self._client.srv_name != service:
             if self._client is not None:
@@ -103,6 +102,22 @@ class _PrefixQuery:
             self._client = self._node.create_client(GetParameters, service)
         self._future = (self._client.call_async(GetParameters.Request(names=['frame_prefix']))
                         if self._client.service_is_ready() else None)
+
+    def _owner(self, publishers):
+        """
+        Return the publisher whose node to ask, or None until the graph names it.
+
+        A publisher in the robot's own namespace wins (the node that publishes
+        ``robot_description`` relative to it). Nodes that share a process share a DDS
+        participant, and while discovery completes the graph may name none of its nodes
+        (``_NODE_NAME_UNKNOWN_``) or another of them (seen with Kilted's Fast DDS, the
+        /r1 description listed under /r2's node): such an answer is not taken.
+        """
+        known = [p for p in publishers if p.node_name != '_NODE_NAME_UNKNOWN_']
+        own = [p for p in known if p.node_namespace == self._robot.namespace]
+        if own:
+            return own[0]
+        return known[0] if len(known) == 1 and len(publishers) == 1 else None
 
     def _answered(self, answer) -> bool:
         values = getattr(answer, 'values', None)
