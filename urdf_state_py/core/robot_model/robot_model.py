@@ -304,10 +304,7 @@ class RobotModel:
 
     def get_joint_model(self, name: str) -> JointModel:
         """Return the joint ``name``; KeyError naming it."""
-        try:
-            return self._joint_map[name]
-        except KeyError:
-            raise KeyError(f"robot '{self.name}' has no joint '{name}'") from None
+        return self._named(self._joint_map, 'joint', name)
 
     def has_end_effector(self, name: str) -> bool:
         """Whether the SRDF names an end effector ``name``."""
@@ -315,17 +312,18 @@ class RobotModel:
 
     def get_end_effector(self, name: str) -> JointModelGroup:
         """Return the group of end effector ``name``; KeyError naming it."""
-        try:
-            return self._end_effectors[name]
-        except KeyError:
-            raise KeyError(f"robot '{self.name}' has no end effector '{name}'") from None
+        return self._named(self._end_effectors, 'end effector', name)
 
     def joint_of_variable(self, variable: str) -> JointModel:
         """Return the joint a variable belongs to; KeyError naming it."""
+        return self._named(self._joint_of_variable, 'variable', variable)
+
+    def _named(self, table: dict, kind: str, name: str):
+        """Return ``table[name]``; a KeyError naming the robot, the ``kind`` and ``name``."""
         try:
-            return self._joint_of_variable[variable]
+            return table[name]
         except KeyError:
-            raise KeyError(f"robot '{self.name}' has no variable '{variable}'") from None
+            raise KeyError(f"robot '{self.name}' has no {kind} '{name}'") from None
 
     def get_variable_bounds(self, variable: str) -> VariableBounds:
         """Return the bounds of one variable."""
