@@ -285,7 +285,7 @@ def test_c_floor_loop_serves_and_stops(probe, module):
 
 def _tf_equality_models():
     from robot_files import big_robot_params
-    from test_fast_path import TOY
+    from test_native_plan import TOY
     from test_node_joint_states import MULTI_DOF
     return [pytest.param(TOY, id='toy'), pytest.param(MULTI_DOF, id='planar_floating')] + [
         pytest.param(p.values[0], id=p.id, marks=p.marks) for p in big_robot_params()]
@@ -296,10 +296,10 @@ def test_tf_bytes_equal_with_either_decoder(module, robot):
     """
     Check the /tf bytes are equal with either decoder.
 
-    The same JointState bytes through the node's path (fast path, general fallback)
-    decoded by Python and by C: every /tf payload equal byte for byte.
+    The same JointState bytes through the node's general path, decoded by Python and by
+    C: every /tf payload equal byte for byte.
     """
-    from test_fast_path import bounds_of, Twin
+    from test_native_plan import bounds_of, Twin
     from urdf_state_py.core.parsers import load_model
 
     model = load_model(robot if isinstance(robot, str) else robot.read_text())
@@ -317,11 +317,8 @@ def test_tf_bytes_equal_with_either_decoder(module, robot):
         out = []
         for side, reader in zip(twin.sides, readers):
             got, positions, sec, nanosec = reader.read(data)
-            stamp, now = sec * NS_PER_S + nanosec, (20 + k) * NS_PER_S
-            payload = side[2].update(got, positions, stamp, now, sec, nanosec, False)
-            if payload is None:
-                payload = twin.general(side, got, positions, stamp, now, False)[0]
-            out.append(payload)
+            now = (20 + k) * NS_PER_S
+            out.append(twin.general(side, got, positions, sec, nanosec, now, False)[0])
         assert out[0] == out[1], k
         published += bool(out[0])
     assert published > 150

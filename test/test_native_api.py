@@ -38,37 +38,36 @@ pytestmark = pytest.mark.ros
 
 pytest.importorskip('rclpy')
 
-from test_fast_path import chain, TOY  # noqa: E402 - after importorskip
 import test_native_loop  # noqa: E402 - after importorskip
 from test_native_loop import _payload, NativeTwin, NS  # noqa: E402 - after importorskip
+from test_native_plan import chain, TOY  # noqa: E402 - after importorskip
 from urdf_state_py.core.parsers import load_model  # noqa: E402 - after importorskip
-from urdf_state_py.node.tf_path.native_loop import plan_of  # noqa: E402 - after importorskip
 
 #: test_native_loop's fixture, which the tests below take as an argument (pytest finds a
 #: fixture as a module attribute; an import of the name would read as unused to flake8).
 module = test_native_loop.module
 
 #: A child process: the extension (URDF_STATE_NATIVE_MODULE's build, as in the parent),
-#: a loop paused by this thread, the kwargs of a real plan of test_fast_path's TOY (_kwargs),
+#: a loop paused by this thread, the kwargs of a real plan of test_native_plan's TOY (_kwargs),
 #: a payload it serves (_data), and try_plan(make) which prints "refused: ..." when
 #: ``make()`` or its install raises, else runs the plan's step (the crash, before).
 _PRELUDE = """
 import os
 from types import SimpleNamespace
 import numpy as np
-from test_fast_path import TOY
+from test_native_plan import TOY
 from test_native_loop import NativeTwin, _payload
 from urdf_state_py.core.parsers import load_model
-from urdf_state_py.node.tf_path import native, native_loop
+from urdf_state_py.node.tf_path import native
 
 module = native._import(os.environ.get('URDF_STATE_NATIVE_MODULE'))
 twin = NativeTwin(module, load_model(TOY), 0.0)
 _data = _payload(('j1', 'j2'), (0.1, 0.2), 5 * 10**9)  # newer than the twin's: published
 for k in range(3):                               # the route of this name list
     twin.step(_payload(('j1', 'j2'), (0.1, 0.2), 10**9 + k), 2 * 10**9 + k, False)
-merger, _, fast = twin.sides[1]
-fast.installable(False).native = None              # not the plan cached: its arguments
-_kwargs = native_loop.plan_of(SimpleNamespace(Plan=lambda **kw: kw), fast, merger, False)[1]
+plans = twin.sides[1][2]
+plans.installable(False).native = None             # not the plan cached: its arguments
+_kwargs = plans.plan(SimpleNamespace(Plan=lambda **kw: kw), False)[1]
 loop = module.Loop()
 loop.pause()
 
@@ -164,9 +163,9 @@ def test_a_plan_keeps_no_rounding_probe(module):
     twin = NativeTwin(module, load_model(chain(32)), 0.0)
     for k in range(3):   # the general path, then the route of this name list
         twin.step(_payload(names, np.zeros(32), NS + k), 2 * NS + k, False)
-    merger, _, fast = twin.sides[1]
-    fast.installable(False).native = None   # not the plan cached: its arguments
-    kwargs = plan_of(SimpleNamespace(Plan=lambda **kw: kw), fast, merger, False)[1]
+    plans = twin.sides[1][2]
+    plans.installable(False).native = None   # not the plan cached: its arguments
+    kwargs = plans.plan(SimpleNamespace(Plan=lambda **kw: kw), False)[1]
     process = psutil.Process()
     plans = [module.Plan(**kwargs)]
     before = process.memory_info().rss

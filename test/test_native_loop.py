@@ -13,18 +13,19 @@
 # limitations under the License.
 
 """
-The native loop's plan step against the Python fast path, byte for byte and state for state.
+The native loop's plan step against the general path, byte for byte and state for state.
 
 In process (no DDS): each payload goes, as serialised CDR, through
 
-- the Python path: the reader, ``FastPath.update``, else the general path;
+- the Python path: the reader and the general path, the specification;
 - the native path as the loop runs it: ``Loop.step`` on the installed plan (the
   loop's mutex held), and for a message it hands over, the Python path under a
   :class:`PausingLock` driving a :class:`LoopSync` (pause, pull, Python, push
   the next plan, resume) -- the node's own mechanism.
 
 Every /tf payload must be equal, and after every message the merged state, the
-rate limit's state, the clamp counters and ``clean`` too. The loop over DDS is
+rate limit's state and ``clean`` too; the loop's clamp counter counts the
+messages it served that the general path clamped. The loop over DDS is
 tested in test_native_node.py.
 """
 import os
@@ -40,7 +41,7 @@ pytest.importorskip('rclpy')
 from rclpy.serialization import serialize_message  # noqa: E402 - after importorskip
 from robot_files import big_robot_params  # noqa: E402 - after importorskip
 from sensor_msgs.msg import JointState  # noqa: E402 - after importorskip
-from test_fast_path import bounds_of, TOY, Twin  # noqa: E402 - after importorskip
+from test_native_plan import bounds_of, TOY, Twin  # noqa: E402 - after importorskip
 from urdf_state_py.core.parsers import load_model  # noqa: E402 - after importorskip
 from urdf_state_py.node.health import Health  # noqa: E402 - after importorskip
 from urdf_state_py.node.tf_path import native  # noqa: E402 - after importorskip
@@ -79,9 +80,9 @@ class NativeTwin(Twin):
 
     def __init__(self, module, model, frequency):
         super().__init__(model, frequency)
-        merger, _, fast = self.sides[1]
+        merger, _, plans = self.sides[1]
         self.cfg = {'publish_default_positions': False, 'ignore_limits': False}
-        loaded = SimpleNamespace(fast=fast, merger=merger)
+        loaded = SimpleNamespace(plans=plans, merger=merger)
         self.health = Health()
         self.last_tf_ns = 0
         self.sync = LoopSync(module, lambda: (loaded, self.cfg), self.health, self, _Errors())
@@ -90,17 +91,17 @@ class NativeTwin(Twin):
         self.readers = (JointStateReader(), JointStateReader())
         self.native_hits = self.handed = self.native_published = 0
         self.published = [0, 0]
+        self.clamped = ()          # what the general path clamped for the last message
+        self.native_clamps = [0, 0]   # served by the loop and clamped: published, throttled
 
     def python(self, i, data, now_ns, ignore_limits):
         try:
             names, positions, sec, nanosec = self.readers[i].read(data)
         except MalformedJointState as err:   # what the node reports and drops
             return ('rejected', err.reason, str(err))
-        stamp = sec * NS + nanosec
-        got = self.sides[i][2].update(names, positions, stamp, now_ns, sec, nanosec,
-                                      ignore_limits)
-        if got is None:
-            got = self.general(self.sides[i], names, positions, stamp, now_ns, ignore_limits)[0]
+        got, detail = self.general(self.sides[i], names, positions, sec, nanosec, now_ns,
+                                   ignore_limits)
+        self.clamped = tuple(detail[1]) if got is not None else ()
         if got:
             self.published[i] += 1
         return got or None
@@ -118,9 +119,11 @@ class NativeTwin(Twin):
         if result == 'publish':
             self.native_hits += 1
             self.native_published += 1
+            self.native_clamps[0] += bool(self.clamped)
             got = payload
         elif result == 'throttled':
             self.native_hits += 1
+            self.native_clamps[1] += 1
             got = None
         else:                                 # handed to Python, as on_raw gets it
             self.handed += 1
@@ -132,12 +135,14 @@ class NativeTwin(Twin):
         return got
 
     def check_state(self):
-        (m0, _, f0), (m1, _, f1) = self.sides
+        (m0, _, p0), (m1, _, p1) = self.sides
         np.testing.assert_array_equal(m0.q, m1.q)
         np.testing.assert_array_equal(m0.seen_ns, m1.seen_ns)
         np.testing.assert_array_equal(m0.throttle._last, m1.throttle._last)
         assert m0.throttle._last_now == m1.throttle._last_now
-        assert (f0.clamps, f0.last_clamped, f0.clean) == (f1.clamps, f1.last_clamped, f1.clean)
+        assert p0.clean == p1.clean
+        published, throttled = self.native_clamps   # a throttled message may clamp first
+        assert published <= p1.clamps <= published + throttled, (p1.clamps, self.native_clamps)
         assert self.health.tf_published == self.native_published  # pulled from the loop
 
 
@@ -252,5 +257,24 @@ def test_a_zero_of_the_other_sign_at_a_limit_is_no_clamp(module):
     for k in range(20):
         twin.step(_payload(names, [-0.0] * 16, NS + k), 2 * NS + k, False)
     assert twin.native_hits >= 15
-    fast = twin.sides[0][2]
-    assert fast.clamps == 0 and fast.last_clamped == [], (fast.clamps, fast.last_clamped)
+    plans = twin.sides[1][2]
+    assert plans.clamps == 0 and plans.last_clamped == [], (plans.clamps, plans.last_clamped)
+
+
+def test_h1_2_in_limit_inputs_are_served_once_the_clamped_mimics_were_warned(module):
+    """
+    Check H1_2's clamped thumb mimics are served natively once warned about.
+
+    The driver's in-limit values drive H1_2's thumb mimic joints (x1.6, x2.4 of a master
+    in [-0.1, 0.6]) beyond their own limits: the first message clamps (general path,
+    warnings), then the loop clamps the same joints, byte for byte as the general path,
+    and counts them for /diagnostics.
+    """
+    from robot_files import H1_2
+    model = load_model(H1_2.read_text())
+    twin = run(module, model, list(model.active_joint_names), 5, n=300, margin=0.0,
+               nan_rate=0.0)
+    assert twin.native_hits >= 250, (twin.native_hits, twin.handed)   # the rest: time back,
+    plans = twin.sides[1][2]                                          # ignore_limits flips
+    assert plans.clamps >= 30 and set(plans.last_clamped) <= set(model.mimic_joint_names), \
+        (plans.clamps, plans.last_clamped)

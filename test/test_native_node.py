@@ -132,8 +132,8 @@ def test_clamping_in_the_native_loop_warns_once_and_counts(side, switch):
             assert got == reference.payload(['a'], values, stamp), f'message {k}'
         with joint_input.lock:
             counts = joint_input.hot_path.sync.counts()
-            fast = node.node._loaded.fast
-            assert fast.clamps >= 20 and set(fast.last_clamped) == {'a'}, (fast.clamps, counts)
+            plans = node.node._loaded.plans
+            assert plans.clamps >= 20 and set(plans.last_clamped) == {'a'}, (plans.clamps, counts)
         warnings = [line for line in node.logs('warning') if "Joint 'a' is beyond" in line]
         assert len(warnings) == 1, warnings
 

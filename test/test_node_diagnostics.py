@@ -259,7 +259,7 @@ def test_the_quiet_key_sees_a_first_value_without_iterating_the_received_joints(
     values, which changes exactly when the pending joints do.
     """
     merger = make_merger()
-    loaded = SimpleNamespace(merger=merger, fast=SimpleNamespace(clamps=0))
+    loaded = SimpleNamespace(merger=merger, plans=SimpleNamespace(clamps=0))
     counters = health.Health()
     merger._received = _NotIterable()
     before = diagnostics.quiet_key(counters, loaded, 7, 10 ** 9)
@@ -279,12 +279,12 @@ def test_the_quiet_key_tells_a_new_model_from_the_freed_one_before_it():
     model is gone and the new one is given its memory (and so its id()).
     """
     counters = health.Health()
-    fast = SimpleNamespace(clamps=0)
+    plans = SimpleNamespace(clamps=0)
     old, new = make_merger(), make_merger()
-    loaded = SimpleNamespace(merger=old, fast=fast)
+    loaded = SimpleNamespace(merger=old, plans=plans)
     before, freed = diagnostics.quiet_key(counters, loaded, 7, 10 ** 9), id(loaded)
     del loaded, old
-    loaded = SimpleNamespace(merger=new, fast=fast)
+    loaded = SimpleNamespace(merger=new, plans=plans)
     if id(loaded) != freed:
         pytest.skip('this Python gave the new object fresh memory: nothing to tell apart')
     assert diagnostics.quiet_key(counters, loaded, 7, 10 ** 9) != before

@@ -65,8 +65,8 @@ from urdf_state_py.core.parsers.xacro_sandbox import POLICIES, RESTRICTED, TRUST
 from .params import ParamSpec
 from .process.threads import join_thread
 from .semantic import apply_semantic
-from .tf_path.fast_path import FastPath
 from .tf_path.joint_state_merger import JointStateMerger, WarnOnce
+from .tf_path.native_plan import NativePlans
 from .tf_path.tf_publishing import MovingTransforms
 
 __all__ = ['DescriptionLoader', 'LOADER_PARAMETERS', 'Loaded', 'Source']
@@ -117,7 +117,7 @@ class Loaded:
     fixed: Any               # JointTransforms of the fixed joints (constant)
     moving: MovingTransforms
     clamp_warned: WarnOnce
-    fast: FastPath           # the common case of a JointState, fused (see fast_path)
+    plans: NativePlans       # the native loop's plans of this model (see native_plan)
     parsed: Model | None = None   # as parsed, before the joint settings (see assemble)
     passive_joints: frozenset[str] = frozenset()   # the SRDF's: never reported missing
 
@@ -136,12 +136,12 @@ class Loaded:
         The merger (joint values, rate-limit marks) and the clamp warnings carry
         over; only what holds frame ids (or the buffers /tf is written into) is
         new, so a JointState handled meanwhile keeps a consistent whole. The new
-        fast path starts not ``clean``: the next JointState takes the general
-        path, which re-establishes it.
+        plans start not ``clean``: the next JointState takes the general path,
+        which re-establishes it.
         """
         moving = MovingTransforms(self.kinematics, frame_prefix)
         return replace(self, moving=moving,
-                       fast=FastPath(self.merger, self.kinematics, moving, self.clamp_warned))
+                       plans=NativePlans(self.merger, self.kinematics, moving, self.clamp_warned))
 
 
 class DescriptionLoader:
@@ -247,11 +247,11 @@ class DescriptionLoader:
                                   frequency=cfg['publish_frequency'],
                                   ignore_timestamp=cfg['ignore_timestamp'])
         moving = MovingTransforms(kin, cfg['frame_prefix'])
-        warned = WarnOnce()   # shared: the fast path clamps a joint once it was warned about
+        warned = WarnOnce()   # shared: a plan clamps a joint once it was warned about
         return Loaded(source=source, description=description, parser=parser,
                       model=model, kinematics=kin, merger=merger,
                       fixed=kin.fixed_transforms(), moving=moving, clamp_warned=warned,
-                      fast=FastPath(merger, kin, moving, warned), parsed=parsed,
+                      plans=NativePlans(merger, kin, moving, warned), parsed=parsed,
                       passive_joints=passive)
 
     def read_semantic(self, text: str) -> Semantic:

@@ -84,7 +84,7 @@ def model_view(loaded: Any, now_ns: int, stale_after_s: float) -> ModelView | No
                      never_received=tuple(j for j in merger.pending_joints()
                                           if j not in loaded.passive_joints),
                      stale=merger.stale_joints(now_ns, stale_ns) if stale_ns else (),
-                     clamps=loaded.fast.clamps, last_clamped=tuple(loaded.fast.last_clamped))
+                     clamps=loaded.plans.clamps, last_clamped=tuple(loaded.plans.last_clamped))
 
 
 def quiet_key(health: Health, loaded: Any, activity: int | None, now_ns: int) -> tuple | None:
@@ -111,7 +111,7 @@ def quiet_key(health: Health, loaded: Any, activity: int | None, now_ns: int) ->
     merger = loaded.merger
     if activity is None:
         activity = ('seen', int(merger.seen_ns.max(initial=0)))
-    return (activity, counters, merger, merger.received_generation, loaded.fast.clamps)
+    return (activity, counters, merger, merger.received_generation, loaded.plans.clamps)
 
 
 class RobotStatus:
@@ -184,7 +184,7 @@ class RobotStatus:
         count = self._health.tf_published
         rate = (count - last_count) * _NS / (now_ns - last_ns) if now_ns > last_ns else 0.0
         self._last = (now_ns, count)
-        if view is not None and view.clamps != self._clamps:   # the fast path clamped
+        if view is not None and view.clamps != self._clamps:   # the native loop clamped
             self._clamps = view.clamps
             self._health.clamp(view.last_clamped, now_ns)
         status = node_status(self._health, view, stale_after_s=stale_after_s,

@@ -126,7 +126,7 @@ class ModelView:
     movable: int
     never_received: Sequence[str]   # movable joints without a value yet
     stale: Sequence[str]            # received once, but not for longer than stale_after_s
-    clamps: int = 0                 # updates the fast path clamped (it does not warn again)
+    clamps: int = 0                 # updates the native loop clamped (it does not warn again)
     last_clamped: Sequence[str] = ()
 
 

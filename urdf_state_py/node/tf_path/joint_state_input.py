@@ -18,8 +18,8 @@ joint_states in, /tf out: the node's per-message work, on whichever thread serve
 :class:`JointStateInput` owns the ``joint_states`` subscription (raw CDR) and
 everything one message goes through: decoding (:mod:`.joint_state_cdr`, or its
 native twin where :mod:`.native` allows; logged once, shown on /diagnostics), the
-fused fast path (:mod:`.fast_path`) or the general path (merge, rate limit,
-limits, clamping warnings), and the /tf publication. Where the native extension
+general path (merge, rate limit, limits, clamping warnings), and the /tf
+publication. Where the native extension
 may run (:mod:`.native`), the subscription is the extension's, served by
 :class:`~.hot_path.HotPath`'s thread: with the native loop's plan the common
 message never reaches Python, every other one comes to
@@ -194,15 +194,7 @@ class JointStateInput:
             try:
                 self._reader.max_names = loaded.merger.max_names
                 names, positions, sec, nanosec = self._reader.read(data)
-                if not cfg['publish_default_positions']:
-                    payload = loaded.fast.update(names, positions, sec * _NS + nanosec, now_ns,
-                                                 sec, nanosec, cfg['ignore_limits'])
-                    if payload is not None:  # handled (b'': rate-limited)
-                        if payload:
-                            self._tf_pub.publish(payload)
-                            self.last_tf_ns = now_ns
-                            self._health.tf_published += 1
-                        return
+                loaded.plans.last_names = names   # the native loop's next plan, if any
                 self._on_fields(loaded, cfg, names, positions, sec, nanosec, now_ns)
             except MalformedJointState as err:
                 self._guard.report(self._topic, err.reason, str(err))
@@ -212,7 +204,7 @@ class JointStateInput:
     def _on_fields(self, loaded, cfg: Mapping[str, Any], names, positions, sec: int,
                    nanosec: int, now_ns: int, topic: str | None = None):
         """
-        Return the general path of a JointState (:meth:`on_raw` tries the fast path first).
+        Run the general path of a JointState (the specification of the native loop's plans).
 
         Returns the effective configuration published on /tf (None: nothing published).
         """
@@ -244,7 +236,7 @@ class JointStateInput:
         Returns the effective configuration (limits and mimic rules applied).
         """
         q_eff, clamped = loaded.kinematics.resolve(loaded.merger.q, ignore_limits)
-        fresh = loaded.fast.resolved(clamped, ignore_limits)
+        fresh = loaded.plans.resolved(clamped, ignore_limits)
         if len(clamped):
             self._health.clamp(clamped, now_ns)
         if fresh:
@@ -263,7 +255,7 @@ class JointStateInput:
                                 ignore_limits)
 
     def _warn_clamped(self, loaded, names: list[str]) -> None:
-        """Warn about joints clamped for the first time (see FastPath.resolved)."""
+        """Warn about joints clamped for the first time (see NativePlans.resolved)."""
         for name in names:
             joint = loaded.model.joint_map[name]
             lim = joint.limits

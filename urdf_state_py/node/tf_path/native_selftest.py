@@ -42,7 +42,7 @@ _NS = 1_000_000_000
 
 #: The robot the self-test drives, as the parser process hands a model over
 #: (``model_codec``: no XML parser in the node's start-up): revolute, continuous, mimic
-#: and fixed joints. test_fast_path's TOY is the same robot in URDF (a test checks).
+#: and fixed joints. test_native_plan's TOY is the same robot in URDF (a test checks).
 SELF_TEST_MODEL = [
     'urdf_state_self_test', ['base', 'a', 'b', 'c', 'd', 'e'], [
         ['j1', 'revolute', 'base', 'a', [0, 0, 0.1], [0.1, 0, 0], [0, 0, 1], [-1, 1, 1, 1],
@@ -74,10 +74,10 @@ def _run(module: ModuleType) -> str | None:
     from rclpy.serialization import serialize_message
     from sensor_msgs.msg import JointState
 
-    from .fast_path import FastPath
     from .joint_state_cdr import JointStateReader
     from .joint_state_merger import JointStateMerger
     from .native_loop import LoopSync, PausingLock
+    from .native_plan import NativePlans
     from .tf_publishing import MovingTransforms
     from ..health import Health
     from ...core.kinematics import Kinematics
@@ -90,9 +90,9 @@ def _run(module: ModuleType) -> str | None:
         merger = JointStateMerger(model, kin.variable_index, kin.default_positions(),
                                   frequency=0.0)
         moving = MovingTransforms(kin, '')
-        sides.append((merger, moving, FastPath(merger, kin, moving)))
+        sides.append((merger, moving, NativePlans(merger, kin, moving)))
     cfg = {'publish_default_positions': False, 'ignore_limits': False}
-    loaded = SimpleNamespace(merger=sides[1][0], fast=sides[1][2])
+    loaded = SimpleNamespace(merger=sides[1][0], plans=sides[1][2])
     holder = SimpleNamespace(last_tf_ns=0)
     sync = LoopSync(module, lambda: (loaded, cfg), Health(), holder, _Raise())
     lock = PausingLock()
@@ -122,7 +122,7 @@ def _run(module: ModuleType) -> str | None:
             got = None
         else:                        # handed over: the node's Python path
             with lock:
-                got = _python(sides[1], kin, reader, data, now)
+                got = _general(sides[1], kin, reader, data, now)
         if got != want:
             return (f'message {k + 1} of {_MESSAGES}: the native /tf differs from the Python '
                     f'specification ({result})')
@@ -137,28 +137,18 @@ def _specification(side, kin, reader, data: bytes, now: int) -> bytes | None:
     return _general(side, kin, reader, data, now)
 
 
-def _general(side, kin, reader, data: bytes, now: int, fast=None) -> bytes | None:
+def _general(side, kin, reader, data: bytes, now: int) -> bytes | None:
     """
-    Return what the general path publishes for ``data``.
+    Return what the general path -- the specification -- publishes for ``data``.
 
-    ``fast``: the fused path, told of the resolve as the node tells it.
+    The side's plans are told of the message and the resolve as the node tells them.
     """
-    merger, moving, _ = side
+    merger, moving, plans = side
     names, positions, sec, nanosec = reader.read(data)
+    plans.last_names = names
     update = merger.update(names, positions, sec * _NS + nanosec, now)
     if not (update.publish and update.joints):
         return None
     q_eff, clamped = kin.resolve(merger.q, False)
-    if fast is not None:
-        fast.resolved(clamped, False)
+    plans.resolved(clamped, False)
     return moving.payload_at(update.joints, q_eff, sec, nanosec)
-
-
-def _python(side, kin, reader, data: bytes, now: int) -> bytes | None:
-    """Return the node's Python path for a message the loop hands over (fused, else general)."""
-    _, _, fast = side
-    names, positions, sec, nanosec = reader.read(data)
-    got = fast.update(names, positions, sec * _NS + nanosec, now, sec, nanosec, False)
-    if got is None:
-        got = _general(side, kin, reader, data, now, fast)
-    return got or None
