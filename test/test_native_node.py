@@ -205,8 +205,8 @@ def test_the_native_loop_hands_every_route_without_a_plan_to_its_handler(switch)
     try:
         got = {'r0': [], 'r1': []}
         routes = [(node.create_subscription(JointState, topic, lambda _: None,
-                                            qos_profile_sensor_data, raw=True), got[topic].append)
-                  for topic in ('r0', 'r1')]
+                                            qos_profile_sensor_data, raw=True), topic,
+                   got[topic].append) for topic in ('r0', 'r1')]
         errors = MessageErrors(node.get_logger())
         sync = LoopSync(status.module, lambda: (None, {}), Health(), None, errors)
         hot = HotPath.attach(node, status.module, routes, errors,
@@ -274,3 +274,30 @@ def test_diagnostics_shows_the_messages_handed_to_python_by_reason(side, switch)
 def _rejected(node, reason: str) -> int:
     with node.node._input.lock:
         return node.node._health.rejected_messages[reason]
+
+
+@pytest.mark.parametrize('source_list', [False, True], ids=['joint_states', 'source_list'])
+def test_a_remapped_topic_is_remapped_once(side, switch, source_list):
+    """
+    Check a topic the node subscribes is remapped once, as rclpy remaps it.
+
+    Rules ``joint_states:=js_a`` and ``js_a:=js_b`` (or ``src:=js_a`` for a
+    ``source_list`` entry ``src``): rcl applies the first rule to the name as given and
+    subscribes ``js_a``. Subscribing the resolved name again would remap it to ``js_b``.
+    """
+    switch.delenv('URDF_STATE_NATIVE', raising=False)
+    name = 'remap_' + ('sources' if source_list else 'plain')
+    given = 'src' if source_list else 'joint_states'
+    params = dict(PARAMS, source_list=[given]) if source_list else PARAMS
+    node = NodeUnderTest(f'urdf_state_{name}', params, namespace=f'/{name}',
+                         cli_args=['--ros-args', '-r', f'{given}:=js_a', '-r', 'js_a:=js_b'])
+    pub = side.node.create_publisher(JointState, f'/{name}/js_a', 100)
+    try:
+        wait_until(lambda: pub.get_subscription_count() > 0, what='the node subscribing js_a')
+        assert not side.node.get_subscriptions_info_by_topic(f'/{name}/js_b')
+        values, stamp = [0.25], time.time_ns()
+        assert send_until_tf(side, pub, ['a'], values, stamp) == \
+            GeneralPath(TOY).payload(['a'], values, stamp)
+    finally:
+        side.node.destroy_publisher(pub)
+        node.close()

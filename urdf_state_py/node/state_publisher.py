@@ -198,7 +198,8 @@ class UrdfStateNode(Node):
         self._sources = None
         if topics or integrate_plain:
             self._sources = SourceInput(
-                self, topics or [self.resolve_topic_name('joint_states')], self._input,
+                self, topics or [('joint_states', self.resolve_topic_name('joint_states'))],
+                self._input,
                 current, self._guard, hot_path=hot_path, output=not integrate_plain)
         # raw: a malformed description payload fails in our guard, not inside rclpy.
         self._description_sub = None

@@ -61,19 +61,26 @@ _NS = 1_000_000_000
 OUTPUT_DEPTH = 10
 
 
-def source_topics(node, listed: list[str]) -> tuple[list[str], list[str]]:
-    """Return the topics to subscribe (resolved, in order, each once) and the warnings to log."""
+def source_topics(node, listed: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """
+    Return the topics to subscribe, in order, each once, and the warnings to log.
+
+    Each topic is ``(entry, resolved name)``: the entry as listed is what is subscribed
+    (rcl expands and remaps it; its resolved name, remapped once more, could be another
+    topic), the resolved name tells duplicates and the output apart.
+    """
     output = node.resolve_topic_name('joint_states')
-    topics, warnings = [], []
+    topics, resolved, warnings = [], set(), []
     for entry in listed:
         topic = node.resolve_topic_name(entry)
         if topic == output:
             warnings.append(f"source_list: '{entry}' is the node's own output ({output}): "
                             'left out (it would read back what it publishes)')
-        elif topic in topics:
+        elif topic in resolved:
             warnings.append(f"source_list: '{entry}' ({topic}) is listed twice: subscribed once")
         else:
-            topics.append(topic)
+            topics.append((entry, topic))
+            resolved.add(topic)
     return topics, warnings
 
 
@@ -99,11 +106,12 @@ class SourceInput:
     (its lock, general path and /tf publishing are shared).
     """
 
-    def __init__(self, node, topics: list[str], joint_states, current, guard, *,
+    def __init__(self, node, topics: list[tuple[str, str]], joint_states, current, guard, *,
                  hot_path: bool | None = None, output: bool = True) -> None:
         """
         Set up the joint state sources.
 
+        ``topics``: ``(entry, resolved name)`` of each (see :func:`source_topics`).
         ``output``: publish the merged ``joint_states`` (False: ``integrate_velocity``
         on a plain ``joint_states`` input, which is then read here, and nothing is published).
         """
@@ -117,18 +125,18 @@ class SourceInput:
         self._publisher = node.create_publisher(JointState, 'joint_states', OUTPUT_DEPTH) \
             if output else None
         routes = []
-        for topic in topics:
+        for entry, topic in topics:
             handler = self._handler(topic)
             subscription = node.create_subscription(
-                JointState, topic, joint_states.errors.guarded(handler), qos_profile_sensor_data,
+                JointState, entry, joint_states.errors.guarded(handler), qos_profile_sensor_data,
                 qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
-            routes.append((subscription, handler))
+            routes.append((subscription, entry, handler))
         self.hot_path = None
         if hot_path_requested(hot_path):
             self.hot_path = joint_states.thread_for(routes, 'joint state sources', planned=False)
         self._timer = None
         if output:
-            node.get_logger().info(f"Merging joint states from {', '.join(topics)} "
+            node.get_logger().info(f"Merging joint states from {', '.join(t for _, t in topics)} "
                                    f'into {self._publisher.topic_name}')
 
     def start(self, rate: float) -> None:

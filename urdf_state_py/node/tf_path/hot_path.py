@@ -38,10 +38,12 @@ Public APIs only, in every supported rclpy (Humble 3.3, Jazzy 7.1, Kilted 9.x):
 rclpy has no public way to keep its executors off one of a node's subscriptions
 (the EventsExecutor serves everything in ``Node.subscriptions``, whatever the
 callback group), so the extension owns the subscription: :meth:`HotPath.attach`
-lets rclpy create it (``create_subscription``: the topic is resolved and the QoS
-override parameters declared and applied), reads its public ``topic_name`` and
-``qos_profile``, destroys it, and creates the extension's own on the node's rcl
-handle (``Node.handle.pointer``) with that name and QoS. ``ros2 node info`` lists
+lets rclpy create it (``create_subscription``: the QoS override parameters
+declared and applied), reads its public ``qos_profile``, creates the extension's
+own on the node's rcl handle (``Node.handle.pointer``) with that QoS and the
+topic name as given to rclpy -- rcl expands and remaps it exactly as it did for
+rclpy's (a resolved name would be remapped a second time) -- and destroys
+rclpy's. ``ros2 node info`` lists
 it under the node as before. Should the loop end (see :mod:`.native_loop`), the
 same thread closes them and hands each topic back to rclpy: a new
 ``create_subscription`` with the same QoS, served by the executor.
@@ -150,8 +152,8 @@ class HotPath:
     """
     JointState subscriptions owned by the extension, served by one daemon thread.
 
-    The subscriptions are *routes* (topic, QoS, handler), served by one daemon thread
-    running its ``Loop`` (see the module docstring).
+    The subscriptions are *routes* (topic as given to rclpy, QoS, handler), served by one
+    daemon thread running its ``Loop`` (see the module docstring).
 
     Build with :meth:`attach`, then :meth:`start`; :meth:`stop` before destroying the
     node. The plain ``joint_states`` subscription is one route; ``source_list`` topics are
@@ -185,8 +187,7 @@ class HotPath:
         except BaseException:
             self._close()
             raise
-        self._events = [(owned, index, topic) for owned, (topic, _, _) in
-                        zip(self._owned, self._routes)
+        self._events = [(owned, index, owned.topic_name) for owned in self._owned
                         for index in range(len(owned.event_pointers))]
         #: The rclpy subscriptions serving the routes after the loop ended (executor).
         self.handed_back: list = []
@@ -194,29 +195,25 @@ class HotPath:
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def attach(cls, node, module: ModuleType, routes: Sequence[tuple[object, Callable]],
+    def attach(cls, node, module: ModuleType, routes: Sequence[tuple[object, str, Callable]],
                errors: MessageErrors, **extra) -> 'HotPath':
         """
         Take over ``routes``, each an rclpy raw JointState subscription of ``node``.
 
-        Each route is a subscription and its handler: the extension subscribes with each
-        one's resolved topic and QoS, then rclpy's is destroyed. Call before the node is
-        added to an executor. Raises (the rclpy subscriptions untouched) when the extension
-        cannot subscribe.
+        Each route is ``(subscription, topic as given to create_subscription, handler)``:
+        the extension subscribes with that topic and the subscription's QoS, then rclpy's
+        is destroyed. Call before the node is added to an executor. Raises (the rclpy
+        subscriptions untouched) when the extension cannot subscribe.
         """
-        hot = cls(node, module, [(sub.topic_name, sub.qos_profile, handler)
-                                 for sub, handler in routes], errors, **extra)
-        for subscription, _ in routes:
+        hot = cls(node, module, [(topic, sub.qos_profile, handler)
+                                 for sub, topic, handler in routes], errors, **extra)
+        for subscription, _, _ in routes:
             node.destroy_subscription(subscription)
         return hot
 
     @property
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
-
-    @property
-    def topics(self) -> list[str]:
-        return [topic for topic, _, _ in self._routes]
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name='urdf_state_joint_states',

@@ -115,7 +115,7 @@ class JointStateInput:
         if not hot_path_requested(hot_path):
             self.report_path('executor (URDF_STATE_HOT_PATH=off)')
             return
-        self.hot_path = self.thread_for([(self.subscription, self.on_raw)])
+        self.hot_path = self.thread_for([(self.subscription, 'joint_states', self.on_raw)])
         if self.hot_path is not None:
             self.subscription = None   # destroyed: the extension's serves the topic
 
@@ -124,9 +124,9 @@ class JointStateInput:
         """
         Return the thread serving ``routes``, or None: the executor serves them.
 
-        Return the thread serving ``routes`` (rclpy subscriptions and their handlers) -- the
-        extension's loop, with its plans where they may run -- or None: the executor
-        serves them; having said which and why.
+        Return the thread serving ``routes`` (rclpy subscriptions, the topic as given to
+        rclpy, and their handlers) -- the extension's loop, with its plans where they may
+        run -- or None: the executor serves them; having said which and why.
 
         ``planned``: route 0 is ``joint_states``, whose plan the loop runs and syncs
         through :attr:`lock`; else (``source_list`` topics) the loop never has a plan

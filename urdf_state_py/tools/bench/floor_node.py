@@ -99,7 +99,8 @@ def _floor_node(spec: dict, c_floor: bool = False):
             subscription = self.create_subscription(JointState, 'joint_states', republish,
                                                     qos_profile_sensor_data, raw=True)
             path_cls = _c_floor_path(HotPath) if c_floor else HotPath
-            self._hot = path_cls.attach(self, _module(), [(subscription, republish)],
+            self._hot = path_cls.attach(self, _module(),
+                                        [(subscription, 'joint_states', republish)],
                                         MessageErrors(self.get_logger()), tf_publisher=publisher)
             if c_floor:
                 self._hot.tf_template, self._hot.tf_offsets = bytes(template), tuple(tf.offsets)
