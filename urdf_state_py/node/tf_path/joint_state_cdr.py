@@ -60,6 +60,9 @@ from .plain_cdr import (align, content_end, ENCAPSULATIONS, MalformedCdr, read_s
 __all__ = ['JointStateReader', 'MalformedJointState']
 
 _DOUBLES = {'<': np.dtype('<f8'), '>': np.dtype('>f8')}
+#: ENCAPSULATIONS.get, bound once: CPython compiles a method call on an imported name as an
+#: attribute load that builds a bound method on every call, which a cached read shows
+_encapsulation_of = ENCAPSULATIONS.get
 _NAMES_START = 12          # encapsulation (4) + stamp (8): frame_id's length comes next
 
 
@@ -113,7 +116,7 @@ class JointStateReader:
         view of ``data``); ``names`` is the same tuple object as long as the
         publisher sends the same name section.
         """
-        encapsulation = ENCAPSULATIONS.get(data[:2])
+        encapsulation = _encapsulation_of(data[:2])
         if encapsulation is None:
             raise MalformedJointState(
                 'encapsulation', f'not a plain CDR payload (header {bytes(data[:4]).hex()}, '
