@@ -192,7 +192,7 @@ class JointStateReader:
                 'truncated', f'{count} names cannot fit in the {size}-byte payload')
         names = []
         for i in range(count):
-            name, at = read_string(data, align(at, 4), uint32, MalformedJointState, 'name', i)
+            name, at = read_string(data, at, uint32, MalformedJointState, 'name', i)
             names.append(name)
         self._section = data[_NAMES_START:at]
         self._encapsulation = encapsulation

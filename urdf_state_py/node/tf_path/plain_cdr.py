@@ -87,12 +87,14 @@ def _field(what: str, index: int | None) -> str:
 def string_end(data: bytes, at: int, uint32: struct.Struct, error: type[MalformedCdr],
                what: str, index: int | None = None) -> int:
     """
-    End of the CDR string whose length is at ``at``, checked (bounds, NUL terminator).
+    End of the CDR string at ``at``, checked (bounds, NUL terminator).
 
-    ``what`` (and ``index``, for a sequence's element: ``what[index]``) names the
-    field in the ``error`` raised; it is formatted only then, as names are read
-    by the dozen per message.
+    A string starts with its uint32 length, so at the first 4-aligned offset
+    from ``at``. ``what`` (and ``index``, for a sequence's element:
+    ``what[index]``) names the field in the ``error`` raised; it is formatted
+    only then, as names are read by the dozen per message.
     """
+    at += -(at - 4) % 4
     size = len(data)
     if at + 4 <= size:
         (length,) = uint32.unpack_from(data, at)
@@ -113,8 +115,9 @@ def read_string(data: bytes, at: int, uint32: struct.Struct, error: type[Malform
     ``max_length`` (bytes without the NUL) refuses a string over it. The
     accepting path is :func:`string_end`'s written out again: a full
     JointState decode reads every name through here, and calling
-    :func:`string_end` from here showed in its time.
+    :func:`string_end` (or :func:`align`) from here showed in its time.
     """
+    at += -(at - 4) % 4
     size = len(data)
     if at + 4 <= size:
         (length,) = uint32.unpack_from(data, at)

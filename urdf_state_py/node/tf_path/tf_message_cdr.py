@@ -138,7 +138,7 @@ def decode_layout(data: bytes, max_frame_id: int | None = MAX_FRAME_ID) -> TfLay
                                max_frame_id)
         # alignment padding may be left uninitialised by a serialiser: never compared
         padding.extend(range(at, align(at, 4)))
-        child, at = _frame_id(data, align(at, 4), uint32, f'transforms[{index}].child_frame_id',
+        child, at = _frame_id(data, at, uint32, f'transforms[{index}].child_frame_id',
                               max_frame_id)
         padding.extend(range(at, align(at, double_align)))
         at = align(at, double_align)
