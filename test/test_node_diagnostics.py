@@ -288,3 +288,32 @@ def test_the_quiet_key_tells_a_new_model_from_the_freed_one_before_it():
     if id(loaded) != freed:
         pytest.skip('this Python gave the new object fresh memory: nothing to tell apart')
     assert diagnostics.quiet_key(counters, loaded, 7, 10 ** 9) != before
+
+
+def test_an_array_sent_again_carries_each_ticks_stamp():
+    """
+    Check the array sent again unbuilt carries each tick's clock in its header.stamp.
+
+    The stamp is written into the serialised array in place (plain CDR's header
+    and stamp layout, shared with the JointState and TFMessage codecs): it must
+    decode to the clock of each tick, the statuses unchanged.
+    """
+    from rclpy.serialization import deserialize_message
+
+    sent, clock = [], SimpleNamespace(ns=0)
+    node = SimpleNamespace(
+        create_publisher=lambda *args, **kwargs: SimpleNamespace(publish=sent.append),
+        get_clock=lambda: SimpleNamespace(now=lambda: SimpleNamespace(nanoseconds=clock.ns)),
+        context=SimpleNamespace(ok=lambda: True))
+    ticker = SimpleNamespace(add=lambda tick: None, settle=lambda: None)
+    guard = SimpleNamespace(wrap=lambda source, callback: callback)
+    board = diagnostics.DiagnosticsBoard(node, ticker, guard)
+    status = diagnostic_msgs.DiagnosticStatus(level=OK, name='r: robot state', message='ok')
+    board.add(SimpleNamespace(refresh_guarded=lambda: False, status=status))
+    for ns in (5 * 10 ** 9 + 7, 2 ** 31 * 10 ** 9 - 1, 1):   # up to int32 sec's last second
+        clock.ns = ns
+        board._tick()
+        array = deserialize_message(sent[-1], diagnostic_msgs.DiagnosticArray)
+        assert (array.header.stamp.sec, array.header.stamp.nanosec) == divmod(ns, 10 ** 9)
+        assert array.status == [status]
+    assert len(sent) == 3 and len({len(data) for data in sent}) == 1

@@ -27,7 +27,8 @@ from robot_files import big_robot_params  # noqa: E402 - after importorskip
 from tf2_msgs.msg import TFMessage  # noqa: E402 - after importorskip
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402 - after importorskip
 from urdf_state_py.core.parsers import load_model  # noqa: E402 - after importorskip
-from urdf_state_py.node.tf_path.tf_publishing import cdr_padding  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path.tf_message_cdr import (  # noqa: E402 - after importorskip
+    decode_layout)
 from urdf_state_py.node.tf_path.tf_publishing import (  # noqa: E402 - after importorskip
     MovingTransforms, static_message)
 
@@ -66,7 +67,7 @@ def test_payload_bytes_decode_to_the_same_message(talos):
         # byte for byte what rclpy itself puts on the wire, but for the alignment
         # padding, which rclpy leaves uninitialised and the payload keeps zeroed
         reference = bytearray(serialize_message(moving.message(joints, q, stamp)))
-        padding = cdr_padding(reference)
+        padding = decode_layout(reference).padding.tolist()
         assert padding and all(payload[at] == 0 for at in padding)
         for at in padding:
             reference[at] = 0

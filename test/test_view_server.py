@@ -32,11 +32,11 @@ import time
 
 import numpy as np
 import pytest
+from urdf_state_py.node.tf_path.tf_message_cdr import MalformedTf, TfReader
 from urdf_state_py.tools.view.assets import find_assets
 from urdf_state_py.tools.view.description import prepare
 from urdf_state_py.tools.view.http_server import MAX_CONNECTIONS, ViewServer
 from urdf_state_py.tools.view.resolver import Resolver
-from urdf_state_py.tools.view.tf_cdr import MalformedTf, TfReader
 from urdf_state_py.tools.view.view_state import ViewState
 
 SECRET = b'TOP-SECRET-MARKER'

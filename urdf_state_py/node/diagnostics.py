@@ -42,7 +42,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 import math
-import struct
 import threading
 import time
 from typing import Any
@@ -54,16 +53,13 @@ from rclpy.serialization import serialize_message
 from .guards import CallbackGuard
 from .health import Health, ModelView, node_status
 from .process.ticker import Ticker
+from .tf_path.plain_cdr import ENCAPSULATIONS, HEADER_SIZE, STAMP
 
 __all__ = ['DiagnosticsBoard', 'RobotStatus', 'TASK', 'model_view', 'quiet_key']
 
 TASK = 'robot state'
 _LEVELS = {0: DiagnosticStatus.OK, 1: DiagnosticStatus.WARN, 2: DiagnosticStatus.ERROR}
 _NS = 1_000_000_000
-#: header.stamp (sec, nanosec) of a serialised DiagnosticArray: right after the 4-byte CDR
-#: encapsulation, whose second byte says the byte order (1: little-endian).
-_STAMP = {1: struct.Struct('<iI'), 0: struct.Struct('>iI')}
-_STAMP_AT = 4
 #: A status whose :func:`quiet_key` stays the same is still rebuilt this often (monotonic).
 REBUILD_NS = 30 * _NS
 
@@ -261,5 +257,7 @@ class DiagnosticsBoard:
             return
         stamp = self._clock.now().nanoseconds
         data = self._sent[1]
-        _STAMP[data[1] & 1].pack_into(data, _STAMP_AT, stamp // _NS, stamp % _NS)
+        # header.stamp comes first, right after the encapsulation (which gives the byte order)
+        stamp_struct = STAMP[ENCAPSULATIONS[bytes(data[:2])][0]]
+        stamp_struct.pack_into(data, HEADER_SIZE, stamp // _NS, stamp % _NS)
         self._publisher.publish(bytes(data))

@@ -26,8 +26,8 @@ serialiser may leave alignment padding between names uninitialised: differing
 padding only costs a full decode (the names then compare equal and the cached
 tuple is kept).
 
-Layout (plain CDR, what rmw implementations use for ROS 2 messages; offsets
-after the 4-byte encapsulation header are aligned relative to it):
+Layout (plain CDR, what rmw implementations use for ROS 2 messages; the rules
+it shares with the other codecs are in :mod:`.plain_cdr`):
 ``header.stamp`` (int32 sec, uint32 nanosec), ``header.frame_id`` (uint32
 length incl. NUL, bytes), ``name`` (uint32 count, then per name: align 4,
 uint32 length incl. NUL, bytes), ``position``, ``velocity``, ``effort`` (each:
@@ -54,69 +54,35 @@ import struct
 
 import numpy as np
 
+from .plain_cdr import (align, content_end, ENCAPSULATIONS, MalformedCdr, read_string,
+                        STAMP, string_end, UINT32)
+
 __all__ = ['JointStateReader', 'MalformedJointState']
 
-# encapsulation id -> (byte order, alignment of doubles)
-_ENCAPSULATIONS = {
-    b'\x00\x01': ('<', 8),   # CDR_LE (XCDR1): what ROS 2 publishers send
-    b'\x00\x00': ('>', 8),   # CDR_BE
-    b'\x00\x07': ('<', 4),   # PLAIN_CDR2_LE (XCDR2, final types: 8-byte values aligned to 4)
-    b'\x00\x06': ('>', 4),   # PLAIN_CDR2_BE
-}
-_STAMP = {'<': struct.Struct('<iI'), '>': struct.Struct('>iI')}
-_UINT32 = {'<': struct.Struct('<I'), '>': struct.Struct('>I')}
 _DOUBLES = {'<': np.dtype('<f8'), '>': np.dtype('>f8')}
+#: ENCAPSULATIONS.get, bound once: CPython compiles a method call on an imported name as an
+#: attribute load that builds a bound method on every call, which a cached read shows
+_encapsulation_of = ENCAPSULATIONS.get
 _NAMES_START = 12          # encapsulation (4) + stamp (8): frame_id's length comes next
 
 
-class MalformedJointState(ValueError):
+class MalformedJointState(MalformedCdr):
     """
     A serialised JointState the node will not read; the message is dropped.
 
-    ``reason`` is a short, fixed category (``encapsulation``, ``truncated``,
-    ``string``, ``oversized``) for counting; ``str(err)`` says what and where.
+    ``reason``: ``encapsulation``, ``truncated``, ``string`` or ``oversized``
+    (the C decoder gives the same reason and message for the same payload).
     """
 
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(f'{reason}: {detail}')
-        self.reason = reason
 
-
-def _align(at: int, to: int) -> int:
-    """``at`` rounded up so that ``at - 4`` is a multiple of ``to``."""
-    return at + (-(at - 4) % to)
-
-
-def _string_end(data: bytes, at: int, uint32: struct.Struct, what: str | int) -> int:
-    """
-    End of the CDR string whose length is at ``at``, checked (NUL, bounds).
-
-    ``what``: the field, or the index of a name (formatted only on error).
-    """
-    size = len(data)
-    if at + 4 <= size:
-        (length,) = uint32.unpack_from(data, at)
-        end = at + 4 + length
-        if end <= size and length and data[end - 1] == 0:
-            return end
-    what = what if isinstance(what, str) else f'name[{what}]'
-    if at + 4 > size:
-        raise MalformedJointState('truncated', f'{what}: no length at byte {at} of {size}')
-    if end > size:
-        raise MalformedJointState(
-            'truncated', f'{what}: {length} bytes at byte {at + 4}, beyond the {size}-byte '
-            'payload')
-    raise MalformedJointState('string', f'{what}: no NUL terminator')
-
-
-def _doubles(data: bytes, at: int, uint32: struct.Struct, align: int,
+def _doubles(data: bytes, at: int, uint32: struct.Struct, double_align: int,
              field: str) -> tuple[int, int, int]:
     """(count, start, end) of the double sequence whose count is at ``at``, checked."""
     size = len(data)
     if at + 4 > size:
         raise MalformedJointState('truncated', f'{field}: no count at byte {at} of {size}')
     (count,) = uint32.unpack_from(data, at)
-    start = _align(at + 4, align) if count else at + 4   # an empty sequence is not aligned
+    start = align(at + 4, double_align) if count else at + 4   # an empty sequence is not aligned
     end = start + 8 * count
     if end > size:
         raise MalformedJointState(
@@ -150,7 +116,7 @@ class JointStateReader:
         view of ``data``); ``names`` is the same tuple object as long as the
         publisher sends the same name section.
         """
-        encapsulation = _ENCAPSULATIONS.get(data[:2])
+        encapsulation = _encapsulation_of(data[:2])
         if encapsulation is None:
             raise MalformedJointState(
                 'encapsulation', f'not a plain CDR payload (header {bytes(data[:4]).hex()}, '
@@ -158,7 +124,7 @@ class JointStateReader:
         if len(data) < 4:
             raise MalformedJointState('truncated', f'{len(data)} bytes: not even a header')
         if data[3] & 3:  # XCDR: the options' last two bits count padding bytes at the end
-            data = data[:len(data) - (data[3] & 3)]
+            data = data[:content_end(data)]
         order, double_align = encapsulation
         section = self._section
         if encapsulation is self._encapsulation and data.startswith(section, _NAMES_START):
@@ -166,15 +132,15 @@ class JointStateReader:
             self._check_count(len(names))   # the cap may have shrunk since (a model swap)
         else:
             names, at = self._read_names(data, encapsulation)
-        uint32 = _UINT32[order]
+        uint32 = UINT32[order]
         count, start, end = _doubles(data, at, uint32, double_align, 'position')
         # velocity and effort are not needed, but rclpy rejects them truncated, and so do we
-        end = _doubles(data, _align(end, 4), uint32, double_align, 'velocity')[2]
-        _doubles(data, _align(end, 4), uint32, double_align, 'effort')
+        end = _doubles(data, align(end, 4), uint32, double_align, 'velocity')[2]
+        _doubles(data, align(end, 4), uint32, double_align, 'effort')
         positions = np.frombuffer(data, dtype=_DOUBLES[order], count=count, offset=start)
         if order == '>':
             positions = positions.astype(np.float64)
-        sec, nanosec = _STAMP[order].unpack_from(data, 4)
+        sec, nanosec = STAMP[order].unpack_from(data, 4)
         return names, positions, sec, nanosec
 
     def read_all(self, data: bytes) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray,
@@ -190,13 +156,13 @@ class JointStateReader:
         """
         names, positions, sec, nanosec = self.read(data)
         if data[3] & 3:
-            data = data[:len(data) - (data[3] & 3)]
-        order, double_align = _ENCAPSULATIONS[data[:2]]
-        uint32 = _UINT32[order]
+            data = data[:content_end(data)]
+        order, double_align = ENCAPSULATIONS[data[:2]]
+        uint32 = UINT32[order]
         end = _doubles(data, self._count_at, uint32, double_align, 'position')[2]
         arrays = []
         for field in ('velocity', 'effort'):
-            count, start, end = _doubles(data, _align(end, 4), uint32, double_align, field)
+            count, start, end = _doubles(data, align(end, 4), uint32, double_align, field)
             arrays.append(np.frombuffer(data, dtype=_DOUBLES[order], count=count,
                                         offset=start).astype(np.float64))
         return names, positions, arrays[0], arrays[1], sec, nanosec
@@ -210,11 +176,12 @@ class JointStateReader:
     def _read_names(self, data: bytes,
                     encapsulation: tuple[str, int]) -> tuple[tuple[str, ...], int]:
         """Full decode of frame_id and names; remembers the section for the next message."""
-        uint32 = _UINT32[encapsulation[0]]
+        uint32 = UINT32[encapsulation[0]]
         size = len(data)
         if size < _NAMES_START:
             raise MalformedJointState('truncated', f'{size} bytes: not even a stamp')
-        at = _align(_string_end(data, _NAMES_START, uint32, 'header.frame_id'), 4)
+        at = align(string_end(data, _NAMES_START, uint32, MalformedJointState, 'header.frame_id'),
+                   4)
         if at + 4 > size:
             raise MalformedJointState('truncated', f'no name count ({size} bytes)')
         (count,) = uint32.unpack_from(data, at)
@@ -225,19 +192,11 @@ class JointStateReader:
                 'truncated', f'{count} names cannot fit in the {size}-byte payload')
         names = []
         for i in range(count):
-            at = _align(at, 4)
-            end = _string_end(data, at, uint32, i)
-            raw = data[at + 4:end - 1]
-            if b'\x00' in raw:
-                raise MalformedJointState('string', f'name[{i}]: embedded NUL')
-            try:
-                names.append(raw.decode('utf-8'))
-            except UnicodeDecodeError:
-                raise MalformedJointState('string', f'name[{i}]: not UTF-8') from None
-            at = end
+            name, at = read_string(data, at, uint32, MalformedJointState, 'name', i)
+            names.append(name)
         self._section = data[_NAMES_START:at]
         self._encapsulation = encapsulation
         if tuple(names) != self._names:  # else: same names, other padding bytes
             self._names = tuple(names)
-        self._count_at = _align(at, 4)
+        self._count_at = align(at, 4)
         return self._names, self._count_at

@@ -87,7 +87,7 @@ class Route:
 
     __slots__ = ('names', 'src', 'dst', 'source', 'multiplier', 'offset', 'bounds',
                  'ignored_bounds', 'row_names', 'warned_generation', 'unwarned', 'half_gain',
-                 'basis', 'rotation_at', 'stamp_at', 'template', 'marked', 'native', 'nbytes')
+                 'basis', 'rotation_at', 'sec_at', 'template', 'marked', 'native', 'nbytes')
 
     def __init__(self, names: tuple[str, ...], plan, kin: Kinematics,
                  moving: MovingTransforms) -> None:
@@ -127,8 +127,7 @@ class Route:
         serialized = moving.serialized(joints)
         if serialized is None:
             raise _Ineligible('no pre-serialised /tf message')
-        _, self.rotation_at, _, self.stamp_at, message = serialized.views()
-        self.template = message.tobytes()
+        self.rotation_at, self.sec_at, self.template = serialized.offsets()
         self.names = names
         self.src, self.dst = plan.src, plan.dst
         self.source = np.array(source, dtype=np.intp)
@@ -149,7 +148,7 @@ class Route:
         n_rows = len(self.source)
         self.nbytes = 2 * (sum(a.nbytes for a in (
             self.src, self.dst, self.source, self.multiplier, self.offset, lower, upper,
-            self.unwarned, self.half_gain, self.basis, self.stamp_at, self.rotation_at))
+            self.unwarned, self.half_gain, self.basis, self.sec_at, self.rotation_at))
             + len(self.template) + sum(len(name) for name in names)) + 36 * n_rows \
             + len(self.template)
 
@@ -257,8 +256,7 @@ class NativePlans:
             src=_int64(route.src), dst=_int64(route.dst),
             half_gain=_float64(np.ascontiguousarray(route.half_gain, dtype=complex).view(float)),
             basis=_float64(np.ascontiguousarray(route.basis, dtype=complex).view(float)),
-            rotation_at=_int64(4 + 8 * np.asarray(route.rotation_at)),
-            stamp_at=_int64(4 * np.asarray(route.stamp_at)[:, 0]),
+            rotation_at=_int64(route.rotation_at), stamp_at=_int64(route.sec_at),
             template=route.template, interval_ns=int(throttle._interval),
             ignore_timestamp=bool(throttle.ignore_timestamp), ignore_limits=bool(ignore_limits),
             q=merger.q, seen_ns=merger.seen_ns, last=throttle._last,

@@ -26,13 +26,15 @@ Turning joint transforms into tf2_msgs/TFMessage objects (messages, no node).
   ``publish()``, so reusing the object afterwards is safe.
 
 On top of that, :meth:`MovingTransforms.payload` returns the message already
-serialised: the TFMessage of a joint set is serialised once with sentinel
-values, the byte offsets of its numbers found, and each update writes the new
-numbers straight into a copy of those bytes (one numpy scatter) for
-``publisher.publish(bytes)``. That skips rclpy's Python-to-C conversion, which
-reads every field through a Python property (~150 us for TALOS). The layout is
-found by searching, never assumed, and checked by a deserialisation round trip;
-if anything does not match, the plain message is used.
+serialised: the TFMessage of a joint set is serialised once by rclpy, the byte
+offsets of its stamps and numbers read from those bytes by the TFMessage
+layout walk (:func:`.tf_message_cdr.decode_layout`, which also gives the
+alignment padding to clear), and each update writes the new numbers straight
+into a copy of those bytes (one numpy scatter) for ``publisher.publish(bytes)``.
+That skips rclpy's Python-to-C conversion, which reads every field through a
+Python property (~150 us for TALOS). The layout is read, never assumed, and
+checked by a deserialisation round trip; if anything does not match, the plain
+message is used.
 
 Frame ids are ``frame_prefix + link name`` (no separator added, as upstream).
 """
@@ -40,12 +42,13 @@ Frame ids are ``frame_prefix + link name`` (no separator added, as upstream).
 from __future__ import annotations
 
 from collections.abc import Sequence
-import struct
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import TransformStamped
 import numpy as np
 from tf2_msgs.msg import TFMessage
+
+from .tf_message_cdr import decode_layout, MalformedTf, TfLayout
 
 __all__ = ['MovingTransforms', 'static_message']
 
@@ -74,40 +77,6 @@ def static_message(joint_transforms, frame_prefix: str, stamp: Time) -> TFMessag
     return TFMessage(transforms=transforms)
 
 
-def cdr_padding(data: bytes) -> list[int]:
-    """
-    Offsets of the alignment padding in a CDR-serialised TFMessage.
-
-    The serialiser does not clear padding, so two serialisations of one message
-    can differ there (heap leftovers). Zeroing these bytes makes the template
-    canonical, and lets tests compare with rclpy's bytes everywhere else.
-    Layout: 4-byte encapsulation header, then (aligned from offset 4) the
-    sequence length and per transform: stamp (2 x 4 bytes), frame_id and
-    child_frame_id (uint32 length + bytes with NUL, 4-aligned), 7 doubles
-    (8-aligned).
-    """
-    padding: list[int] = []
-    at = 4
-
-    def align(to: int) -> None:
-        nonlocal at
-        while (at - 4) % to:
-            padding.append(at)
-            at += 1
-
-    (count,) = struct.unpack_from('<I', data, at)
-    at += 4
-    for _ in range(count):
-        at += 8  # stamp
-        for _string in range(2):
-            align(4)
-            (length,) = struct.unpack_from('<I', data, at)
-            at += 4 + length
-        align(8)
-        at += 7 * 8
-    return padding
-
-
 class _Serialized:
     """
     The CDR bytes of one preallocated TFMessage, with the offsets of its numbers.
@@ -122,37 +91,40 @@ class _Serialized:
     __slots__ = ('_size', '_bytes', '_doubles', '_int32', '_uint32', '_translation_at',
                  '_rotation_at', '_sec_at', '_nanosec_at', '_translations_written')
 
-    def __init__(self, data: bytes, numbers: np.ndarray, stamps: np.ndarray) -> None:
+    def __init__(self, data: bytes, layout: TfLayout) -> None:
         """
-        Hold a serialised template and the byte offsets to patch.
+        Hold a serialised template and where to patch it.
 
-        ``data``: the template; ``numbers``: (n, 7) byte offsets of x y z qx qy qz qw;
-        ``stamps``: (n,) byte offsets of each transform's stamp (sec, then nanosec).
+        ``data``: the template; ``layout``: its :func:`~.tf_message_cdr.decode_layout`,
+        little-endian with every double 8-aligned (XCDR1). The alignment padding,
+        which rclpy leaves uninitialised (heap leftovers), is cleared: the bytes
+        are then the same for the same message.
         """
         self._size = len(data)
         buffer = np.zeros(4 + -(-(self._size - 4) // 8) * 8, dtype=np.uint8)  # 4 + 8k bytes
         buffer[:self._size] = np.frombuffer(data, dtype=np.uint8)
+        buffer[layout.padding] = 0
         self._bytes = buffer
         self._doubles = buffer[4:].view('<f8')
         self._int32 = buffer.view('<i4')
         self._uint32 = buffer.view('<u4')
-        at = (numbers - 4) // 8
+        at = layout.value_index.reshape(-1, 7)    # indices of doubles from offset 4
         self._translation_at, self._rotation_at = at[:, :3], at[:, 3:]
-        self._sec_at, self._nanosec_at = stamps // 4, stamps // 4 + 1
+        self._sec_at = layout.stamp_words + 1     # words from offset 0, not 4
+        self._nanosec_at = self._sec_at + 1
         self._translations_written = None
 
-    def views(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def offsets(self) -> tuple[np.ndarray, np.ndarray, bytes]:
         """
-        Return what a caller needs to write an update itself (the node's fused path).
+        Return where an update writes, for a writer of its own (the native loop's plan).
 
-        ``(doubles, rotation_at, words, stamp_at, message)``: write the rotations
-        as ``doubles[rotation_at] = (n, 4) values`` and the stamps as
-        ``words[stamp_at] = (sec & 0xFFFFFFFF, nanosec)`` (``words`` is the uint32
-        view, ``stamp_at`` (n, 2)); ``message.tobytes()`` is then the payload.
-        The translations are those of the last :meth:`update`.
+        ``(rotation_at, sec_at, payload)``: ``rotation_at`` (n, 4) byte offsets of each
+        transform's qx qy qz qw, ``sec_at`` (n,) byte offsets of each stamp's sec (its
+        nanosec follows), ``payload`` the message with the translations of the last
+        :meth:`update`.
         """
-        return (self._doubles, self._rotation_at, self._uint32,
-                np.stack([self._sec_at, self._nanosec_at], axis=1), self._bytes[:self._size])
+        return (4 + 8 * self._rotation_at, 4 * self._sec_at,
+                self._bytes[:self._size].tobytes())
 
     @classmethod
     def build(cls, entry: '_Preallocated') -> '_Serialized | None':
@@ -164,30 +136,14 @@ class _Serialized:
         n = len(entry.translations)
         if n == 0:
             return None
-        # Sentinels: distinct, exactly representable, implausible as real values.
-        sentinels = (-7.0e11 - np.arange(n * 7, dtype=float)).reshape(n, 7)
-        sec, nanosec = 0x5A17C0DE, 0x3A11ED
-        entry.update(sentinels[:, :3].tolist(), sentinels[:, 3:].tolist(), sec, nanosec)
-        data = bytearray(serialize_message(entry.message))
-        for at in cdr_padding(data):
-            data[at] = 0
-        data = bytes(data)
-        numbers = []
-        for value in sentinels.ravel().tolist():
-            pattern = struct.pack('<d', value)
-            at = data.find(pattern)
-            if at < 0 or data.find(pattern, at + 1) >= 0 or at % 8 != 4:
-                return None
-            numbers.append(at)
-        stamp_pattern = struct.pack('<iI', sec, nanosec)
-        stamps, at = [], data.find(stamp_pattern)
-        while at >= 0:
-            stamps.append(at)
-            at = data.find(stamp_pattern, at + 1)
-        if len(stamps) != n or any(at % 4 for at in stamps):
+        data = serialize_message(entry.message)
+        try:
+            layout = decode_layout(data, max_frame_id=None)
+        except MalformedTf:
             return None
-        result = cls(data, np.array(numbers, dtype=np.intp).reshape(n, 7),
-                     np.array(stamps, dtype=np.intp))
+        if layout.order != '<' or layout.value_bytes:   # what the views below assume
+            return None
+        result = cls(data, layout)
         # Round trip with other values: the bytes must decode to the message.
         trial = np.arange(n * 7, dtype=float).reshape(n, 7) * 0.25 + 0.5
         check = deserialize_message(result.update(trial[:, :3], trial[:, 3:], 12, 34),

@@ -123,24 +123,17 @@ class RawTfSource:
     FK and (almost) no Python message building.
     """
 
-    SENTINEL = (0x5A17C0DE, 0x3A11ED)
-
     def __init__(self, spec: dict, seed: int = 7):
         import struct
 
         from rclpy.serialization import serialize_message
+        from urdf_state_py.node.tf_path.tf_message_cdr import decode_layout
         inner = TfSource(spec, seed)
-        for t in inner.transforms:
-            t.header.stamp.sec, t.header.stamp.nanosec = self.SENTINEL
-        pattern = struct.pack('<iI', *self.SENTINEL)
         data = serialize_message(inner.msg)
-        self.offsets = []
-        at = data.find(pattern)
-        while at >= 0:
-            self.offsets.append(at)
-            at = data.find(pattern, at + 1)
-        if len(self.offsets) != len(inner.transforms):
-            raise RuntimeError('cannot locate the stamps in the serialised TFMessage')
+        layout = decode_layout(data, max_frame_id=None)
+        if layout.order != '<':   # next() and the C floor write little-endian stamps
+            raise RuntimeError('the serialised TFMessage is not little-endian')
+        self.offsets = (layout.stamp_words * 4 + 4).tolist()   # byte offsets of each stamp
         self.template = bytes(data)
         self.pack = struct.Struct('<iI').pack_into
         # what building + serialising the message in Python would cost instead

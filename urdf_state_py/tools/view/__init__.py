@@ -17,8 +17,8 @@
 
 Modules, one job each: :mod:`.resolver` (which mesh URIs may be served),
 :mod:`.description` (a description made ready for the page),
-:mod:`.served_files` (the URL table and opening a file), :mod:`.tf_cdr` and
-:mod:`.tf_store` (raw /tf read and coalesced), :mod:`.view_state` (what the
+:mod:`.served_files` (the URL table and opening a file), :mod:`.tf_store` (raw
+/tf read, by the node's TFMessage codec, and coalesced), :mod:`.view_state` (what the
 server shows, the description loader thread), :mod:`.event_stream` (the
 page's live feed), :mod:`.http_server`, :mod:`.assets` (the page and its
 JavaScript libraries), :mod:`.view_node` (the ROS side) and :mod:`.command`

@@ -18,10 +18,11 @@ The latest transform of every TF frame: /tf at any rate in, a few dozen snapshot
 /tf may come at 1 kHz (TALOS: 44 transforms a message) while a browser draws
 at most 60 frames a second, so the view keeps only the newest transform per
 child frame, like tf2's buffer with a cache of one. Each frame has a slot in
-a few numpy arrays; a message is written into them with array assignments
-(the slots of a :class:`~.tf_cdr.TfLayout` are looked up once), and each
-slot carries the number of the last write, so a reader asks for what
-changed since the last number it saw (:meth:`TfStore.changes`).
+a few numpy arrays; a message is read by the node's TFMessage codec
+(:mod:`urdf_state_py.node.tf_path.tf_message_cdr`) and written into them with
+array assignments (the slots of a layout are looked up once), and each slot
+carries the number of the last write, so a reader asks for what changed
+since the last number it saw (:meth:`TfStore.changes`).
 
 As tf2 does, a transform whose values are not finite or whose quaternion is
 not normalised (|q|^2 off by more than 0.01) is ignored, as is one that names
@@ -37,7 +38,7 @@ import time
 
 import numpy as np
 
-from .tf_cdr import MalformedTf, TfLayout, TfReader
+from urdf_state_py.node.tf_path.tf_message_cdr import MalformedTf, TfLayout, TfReader
 
 __all__ = ['TfStore', 'FrameRow', 'MAX_FRAMES']
 

@@ -12,7 +12,8 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-/* plan_step: fast_path.py's FastPath.update for one route, in C (see plan.h).
+/* plan_step: the general path (joint_state_input.py's on_raw) for one route, in C
+ * (see plan.h and native_plan.py).
  * The arithmetic is numpy's, operation for operation (built with
  * -ffp-contract=off: a multiply-add is fused only where numpy's is, see
  * plan_learn_rounding). */
@@ -82,8 +83,9 @@ static int match_name(void *ctx, uint32_t index, const uint8_t *name, size_t len
   return end - at != length || memcmp(p->names + at, name, length);
 }
 
-/* FastPath._clipped: the two-stage clip into plan->w; a result >= PLAN_MALFORMED
- * when the general path must run. ``*clamped``: rows were clamped (plan->rows). */
+/* Kinematics.resolve's two-stage clip (master, then mimic) into plan->w; a result
+ * >= PLAN_MALFORMED when the general path must run. ``*clamped``: rows were clamped
+ * (plan->rows). */
 static int clip(js_plan *p, int *clamped) {
   const uint32_t n = p->n;
   double *raw = p->raw, *source = p->w, *effective = p->w + n, *checked = p->checked;
@@ -217,7 +219,7 @@ int plan_step(js_plan *p, js_state *s, const uint8_t *data, size_t size, int64_t
   if ((st = clip(p, &clamped)) != PLAN_PUBLISH) return st;
   stamp = (int64_t)f.sec * 1000000000LL + (int64_t)f.nanosec;
   if ((st = throttle(p, s, stamp, now_ns, &publish)) != PLAN_PUBLISH) return st;
-  if (clamped) { /* FastPath counts it whenever it goes on past the throttle's check */
+  if (clamped) { /* counted whenever it goes on past the throttle's check */
     s->clamps++;
     s->clamped_rows = 1;
     memcpy(p->last_rows, p->rows, 2 * (size_t)p->n);

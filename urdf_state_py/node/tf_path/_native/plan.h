@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-/* A plan of the native loop: fast_path.py's _Route as immutable C data, and the one
+/* A plan of the native loop: native_plan.py's Route as immutable C data, and the one
  * step that turns a serialised JointState into the /tf bytes of that route.
  * Pure C (no Python, no ROS): the loop thread runs it without the GIL, under the
  * loop's mutex. Every index was checked against its array when the plan was built
@@ -58,7 +58,7 @@ typedef struct {
   int64_t last_now, writes;          /* throttle._last_now, throttle._writes */
   int marked;                        /* route.marked is (marked_writes, marked_stamp) */
   int64_t marked_writes, marked_stamp;
-  int clean;                         /* FastPath.clean */
+  int clean;                         /* NativePlans.clean */
   uint64_t published, clamps;        /* since the last read from Python */
   int clamped_rows;                  /* plan->last_rows holds clamped rows, unread */
   int64_t last_tf_ns;
@@ -92,9 +92,9 @@ const char *plan_learn_rounding(const js_plan *plan, uint8_t *rounding, const do
 /* NULL when every index and offset of the plan lies inside its arrays, else why not. */
 const char *plan_check(const js_plan *plan);
 
-/* The fast path of fast_path.py for one message, at node clock ``now_ns``. Changes
- * nothing for a result >= PLAN_MALFORMED (Python then runs FastPath.update on the
- * same message, which counts its own clamps). PLAN_PUBLISH: plan->tf holds the /tf,
+/* The general path's work on one message of the plan's name list, at node clock
+ * ``now_ns``. Changes nothing for a result >= PLAN_MALFORMED (Python then runs the
+ * general path on the same message, which reports its own clamps). PLAN_PUBLISH: plan->tf holds the /tf,
  * which the caller counts with plan_published once it went out. */
 int plan_step(js_plan *plan, js_state *state, const uint8_t *data, size_t size, int64_t now_ns);
 

@@ -13,22 +13,26 @@
 # limitations under the License.
 
 """
-Reading tf2_msgs/TFMessage straight from its CDR bytes, fast enough for 1 kHz /tf.
+tf2_msgs/TFMessage's CDR layout: read fast enough for 1 kHz /tf, and written in place.
 
-rclpy's own deserialisation builds ~10 Python objects per transform: for
-TALOS's /tf (44 transforms a message) at 1 kHz it took a whole core and still
-fell behind (measured: 5,057 of 9,000 messages taken in 9 s). The view
-subscribes raw instead. A publisher repeats its frame names, so after one
-full decode (:func:`decode_layout`, every length and string checked) a
-:class:`TfLayout` remembers where the numbers are and what every other byte
-was; the next message of the same size whose non-number bytes are equal (one
-masked numpy comparison) is read by gathering its stamps and doubles from
-views of the payload (two numpy gathers), whatever their byte order.
+Reading (the view): rclpy's own deserialisation builds ~10 Python objects per
+transform: for TALOS's /tf (44 transforms a message) at 1 kHz it took a whole
+core and still fell behind (measured: 5,057 of 9,000 messages taken in 9 s).
+The view subscribes raw instead. A publisher repeats its frame names, so
+after one full decode (:func:`decode_layout`, every length and string
+checked) a :class:`TfLayout` remembers where the numbers are and what every
+other byte was; the next message of the same size whose non-number bytes are
+equal (one masked numpy comparison) is read by gathering its stamps and
+doubles from views of the payload (two numpy gathers), whatever their byte
+order.
 
-Layout (plain CDR, offsets after the 4-byte encapsulation header aligned
-relative to it): uint32 count; per transform: ``header.stamp`` (int32 sec,
-uint32 nanosec), ``header.frame_id`` and ``child_frame_id`` (uint32 length
-incl. NUL, bytes; each aligned to 4), ``translation`` (3 doubles),
+Writing (the node's /tf, :mod:`.tf_publishing`): the same walk over a message
+rclpy serialised once gives the offsets of its stamps and doubles, and of the
+alignment padding to clear; each update then scatters new numbers there.
+
+Layout (plain CDR, :mod:`.plain_cdr`): uint32 count; per transform:
+``header.stamp`` (int32 sec, uint32 nanosec), ``header.frame_id`` and
+``child_frame_id`` (strings, each aligned to 4), ``translation`` (3 doubles),
 ``rotation`` (4 doubles, x y z w), the first double aligned to 8 (XCDR1) or 4
 (XCDR2). Messages come from the network: every length is checked against the
 payload before it is used, and what cannot be read raises
@@ -42,19 +46,16 @@ import struct
 
 import numpy as np
 
-__all__ = ['MalformedTf', 'TfLayout', 'TfReader', 'decode_layout']
+from .plain_cdr import align, content_end, ENCAPSULATIONS, MalformedCdr, read_string, UINT32
 
-# encapsulation id -> (byte order, alignment of doubles)
-_ENCAPSULATIONS = {
-    b'\x00\x01': ('<', 8), b'\x00\x00': ('>', 8),     # CDR_LE, CDR_BE (XCDR1)
-    b'\x00\x07': ('<', 4), b'\x00\x06': ('>', 4),     # PLAIN_CDR2_LE, _BE (XCDR2)
-}
+__all__ = ['MAX_FRAME_ID', 'MalformedTf', 'TfLayout', 'TfReader', 'decode_layout']
+
 #: Longest frame id kept (tf2 has no limit; a megabyte name is an attack).
 MAX_FRAME_ID = 512
 _MIN_TRANSFORM_BYTES = 8 + 5 + 5 + 56   # stamp, two 1-character strings, 7 doubles
 
 
-class MalformedTf(ValueError):
+class MalformedTf(MalformedCdr):
     """A serialised TFMessage that cannot be read (the message is dropped and counted)."""
 
 
@@ -69,7 +70,9 @@ class TfLayout:
     ``fixed`` those bytes; ``stamp_words``: index of each stamp's ``sec`` among
     the payload's 32-bit words; ``value_index``: where the 7 doubles of each
     transform are, as indices of the payload's 64-bit words when they are
-    8-aligned (XCDR1), else of its bytes (``value_bytes``).
+    8-aligned (XCDR1), else of its bytes (``value_bytes``); ``padding``: the
+    offsets of the alignment padding, which a serialiser may leave
+    uninitialised (rclpy does), so a writer clears it.
     """
 
     size: int
@@ -81,6 +84,7 @@ class TfLayout:
     stamp_words: np.ndarray
     value_index: np.ndarray
     value_bytes: bool
+    padding: np.ndarray
 
     def matches(self, data: np.ndarray) -> bool:
         """Whether ``data`` (the message as uint8) has this layout."""
@@ -99,57 +103,55 @@ class TfLayout:
         return values.astype(np.float64).reshape(-1, 7), stamps
 
 
-def _frame_id(data: bytes, at: int, uint32: struct.Struct, what: str) -> tuple[str, int]:
+def _frame_id(data: bytes, at: int, uint32: struct.Struct, what: str,
+              max_frame_id: int | None) -> tuple[str, int]:
     """(frame id, offset after it) of the CDR string whose length is at ``at``."""
-    if at + 4 > len(data):
-        raise MalformedTf(f'{what}: truncated at byte {at}')
-    (length,) = uint32.unpack_from(data, at)
-    end = at + 4 + length
-    if length == 0 or end > len(data) or data[end - 1] != 0:
-        raise MalformedTf(f'{what}: bad string of {length} bytes at byte {at}')
-    if length - 1 > MAX_FRAME_ID:
-        raise MalformedTf(f'{what}: frame id longer than {MAX_FRAME_ID} bytes')
-    raw = data[at + 4:end - 1]
-    if b'\x00' in raw:
-        raise MalformedTf(f'{what}: NUL inside the frame id')
-    try:
-        return raw.decode('utf-8').lstrip('/'), end
-    except UnicodeDecodeError:
-        raise MalformedTf(f'{what}: not UTF-8') from None
+    text, end = read_string(data, at, uint32, MalformedTf, what, max_length=max_frame_id)
+    return text.lstrip('/'), end
 
 
-def decode_layout(data: bytes) -> TfLayout:
-    """Decode one message's structure, fully checked (raises :class:`MalformedTf`)."""
-    encapsulation = _ENCAPSULATIONS.get(bytes(data[:2]))
-    if encapsulation is None or len(data) < 8:
-        raise MalformedTf(f'not a plain CDR payload ({len(data)} bytes)')
+def decode_layout(data: bytes, max_frame_id: int | None = MAX_FRAME_ID) -> TfLayout:
+    """
+    Decode one message's structure, fully checked (raises :class:`MalformedTf`).
+
+    ``max_frame_id``: the longest frame id accepted (None: any, for the
+    node's own messages, whose names come from its model).
+    """
+    encapsulation = ENCAPSULATIONS.get(bytes(data[:2]))
+    if encapsulation is None:
+        raise MalformedTf('encapsulation', f'not a plain CDR payload ({len(data)} bytes)')
+    if len(data) < 8:
+        raise MalformedTf('truncated', f'{len(data)} bytes: no transform count')
     order, double_align = encapsulation
-    uint32 = struct.Struct(order + 'I')
-    size = len(data) - (data[3] & 3)   # XCDR: the options' last two bits count end padding
+    uint32 = UINT32[order]
+    size = content_end(data)
     (count,) = uint32.unpack_from(data, 4)
     if count * _MIN_TRANSFORM_BYTES > size - 8:
-        raise MalformedTf(f'{count} transforms cannot fit in {size} bytes')
-    stamp_at, double_at, parents, children = [], [], [], []
-    compared = np.ones(len(data), bool)   # the bytes a later message must repeat
-    compared[size:] = False
+        raise MalformedTf('truncated', f'{count} transforms cannot fit in {size} bytes')
+    stamp_at, double_at, padding, parents, children = [], [], [], [], []
     at = 8
     for index in range(count):
         if at + 8 > size:
-            raise MalformedTf(f'transform {index}: truncated stamp')
+            raise MalformedTf('truncated', f'transforms[{index}]: no stamp')
         stamp_at.append(at)
-        parent, at = _frame_id(data, at + 8, uint32, f'transform {index} frame_id')
+        parent, at = _frame_id(data, at + 8, uint32, f'transforms[{index}].header.frame_id',
+                               max_frame_id)
         # alignment padding may be left uninitialised by a serialiser: never compared
-        compared[at:at + -(at - 4) % 4] = False
-        at += -(at - 4) % 4
-        child, at = _frame_id(data, at, uint32, f'transform {index} child_frame_id')
-        compared[at:at + -(at - 4) % double_align] = False
-        at += -(at - 4) % double_align
+        padding.extend(range(at, align(at, 4)))
+        child, at = _frame_id(data, at, uint32, f'transforms[{index}].child_frame_id',
+                              max_frame_id)
+        padding.extend(range(at, align(at, double_align)))
+        at = align(at, double_align)
         if at + 56 > size:
-            raise MalformedTf(f'transform {index}: truncated transform')
+            raise MalformedTf('truncated', f'transforms[{index}]: no room for its transform')
         double_at.append(at)
         parents.append(parent)
         children.append(child)
         at += 56
+    compared = np.ones(len(data), bool)   # the bytes a later message must repeat
+    compared[size:] = False
+    padding = np.asarray(padding, np.intp)
+    compared[padding] = False
     compared[_spans(stamp_at, 8)] = False
     compared[_spans(double_at, 56)] = False
     mask = np.where(compared, np.uint8(0xFF), np.uint8(0))
@@ -159,7 +161,7 @@ def decode_layout(data: bytes) -> TfLayout:
         ((starts[:, None] - 4) // 8 + np.arange(7)).ravel()
     return TfLayout(len(data), order, tuple(parents), tuple(children), mask,
                     np.frombuffer(data, np.uint8) & mask,
-                    (np.asarray(stamp_at, np.intp) - 4) // 4, value_index, value_bytes)
+                    (np.asarray(stamp_at, np.intp) - 4) // 4, value_index, value_bytes, padding)
 
 
 def _spans(starts: list[int], length: int) -> np.ndarray:
