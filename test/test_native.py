@@ -265,11 +265,14 @@ def test_c_floor_loop_serves_and_stops(probe, module):
         subscription = node.create_subscription(JointState, 'joint_states', lambda _: None,
                                                 qos_profile_sensor_data, raw=True)
         errors = MessageErrors(node.get_logger())
-        hot = _c_floor_path(HotPath).attach(node, module, [(subscription, lambda _: None)],
-                                            errors, tf_publisher=publisher)
+        hot = _c_floor_path(HotPath).attach(
+            node, module, [(subscription, 'joint_states', lambda _: None)], errors,
+            tf_publisher=publisher)
         hot.tf_template, hot.tf_offsets = tf.template, tuple(tf.offsets)
         hot.start()
         wait_until(lambda: publisher.get_subscription_count() > 0, what='the probe on /tf')
+        states = probe.joint_state_publisher()   # each state is sent once: matched first
+        wait_until(lambda: states.get_subscription_count() > 0, what='the C loop subscribing')
         assert hot.running
         for k in range(3):
             msg = probe.answer_to_state(['j'], [0.1 * k])
