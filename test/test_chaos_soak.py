@@ -222,7 +222,7 @@ def _toggle_second(soak: Soak, present: bool) -> None:
 def _kill_parse(soak: Soak) -> None:
     """Send a slow description; SIGKILL its parser worker once it is busy with it."""
     workers = [c for c in psutil.Process(soak.node.proc.pid).children()
-               if 'isolated' in ' '.join(c.cmdline())]
+               if 'parser_worker' in ' '.join(c.cmdline())]
     cpu0 = [sum(w.cpu_times()[:2]) for w in workers]
     result = []
     setter = threading.Thread(
