@@ -28,7 +28,7 @@ turn), a description swap at 10, 20, ... (two models,
 different links), at 30 a hostile description (macro bomb, code execution in
 turn) and a 10 s flood from 3 publisher processes (24k/s together); a second
 joint-state publisher in the odd half-minutes; at 50 s and every 5 minutes
-after, the parser worker SIGKILLed in the middle of a parse.
+after, the parser worker SIGKILLed in the middle of a parse (chaos_schedule).
 
 Checked (and printed with ``-s``): see docs/soak.md.
 """
@@ -46,45 +46,22 @@ from chaos_checks import FLOODED, GOOD, Ledger, memory_sample, NONE, positions, 
 from chaos_processes import abandon, collect_answers, HANG_S, probe_env
 from chaos_receiver import Receiver
 from chaos_report import DURATION_S, FLOOD_MARGIN_S, report_and_assert
+from chaos_schedule import conduct, FLOOD_PUBLISHERS, run_thread
 from node_harness import _Spinner, set_parameters, transform_map, wait_until
 import numpy as np
 import pytest
 from test_hostile_inputs import (DiagnosticsRecorder, KEEP_ALL, NODE, NodeProcess, PREFIX,
                                  serialized, TOY)
-from test_isolated_parser import macro_bomb
 from test_joint_state_cdr import mutations
-from test_node_descriptions import robot
-from test_xacro_sandbox import CODE_ATTACKS
 
 pytestmark = pytest.mark.ros
 psutil = pytest.importorskip('psutil')
 
 RATE_HZ = 1000
 BAD_EVERY = 50
-FLOOD_S, FLOOD_RATE, FLOOD_PUBLISHERS = 10.0, 24000.0, 3
-KILL_EVERY_S = 300.0
 STALLED_S = 30.0              # no answer for this long: the service is stalled
 BEHIND_S = 2.0                # the 1 kHz stream this far behind its schedule skips slots
 CHECKER_DRAIN_S = HANG_S - 200.0   # the /tf checker's time to finish after the stream
-# model B: the same joints, other links, other origins and axes
-OTHER = TOY.replace('"toy"', '"yot"').replace('"la"', '"ka"').replace('"lm"', '"km"') \
-    .replace('"lb"', '"kb"').replace('<parent link="base"/><child link="ka"/>',
-                                     '<parent link="base"/><child link="ka"/>'
-                                     '<origin xyz="0.1 0.2 0.3" rpy="0.1 0 0.2"/>') \
-    .replace('<axis xyz="1 0 0"/>', '<axis xyz="0 1 0"/>')
-
-
-def _parameter_changes():
-    """Return the rotating parameter changes between swaps: (name, two values)."""
-    return [('frame_prefix', (PREFIX, 'cx/')), ('ignore_limits', (True, False)),
-            ('publish_frequency', (50.0, 20.0)), ('urdf_parser_py.strict', (True, False))]
-
-
-def _hostile_descriptions(tmp_path):
-    """(text, what the refusal names), in turn."""
-    marker = tmp_path / 'marker'
-    template, construct = CODE_ATTACKS['eval']
-    return [(macro_bomb(), ''), (robot(x=template.format(m=marker)), construct)]
 
 
 def _bad_payloads(template: bytes) -> list[bytes]:
@@ -155,17 +132,6 @@ class Soak:
         return set_parameters(self.side, self.clients, f'/{NODE}', 30.0, **values)
 
 
-def _run_thread(soak: Soak, name: str, target, *args) -> threading.Thread:
-    def body():
-        try:
-            target(soak, *args)
-        except BaseException as exc:  # pytest.fail too: reported at the end
-            soak.errors.append(f'{name}: {type(exc).__name__}: {exc}')
-    thread = threading.Thread(target=body, name=name, daemon=True)
-    thread.start()
-    return thread
-
-
 def _check_tf(soak: Soak, ledger: Ledger) -> None:
     while True:
         stopping = soak.stop.is_set()
@@ -177,121 +143,6 @@ def _check_tf(soak: Soak, ledger: Ledger) -> None:
         if stopping and not soak.records:
             return
         soak.stop.wait(0.5)
-
-
-def _flood(soak: Soak, drivers) -> None:
-    soak.flooding.set()
-    start = time.monotonic()
-    soak.events.append(f'flood from {time.monotonic() - soak.t0:.1f} s')
-    try:
-        for driver in drivers:
-            driver.send(cmd='run', rate=FLOOD_RATE / len(drivers), duration=FLOOD_S)
-        dones = [driver.wait_event('done', 120.0) for driver in drivers]
-        rate = sum(d['sent'] for d in dones) / max(d['elapsed'] for d in dones)
-        soak.flood_sent += sum(d['sent'] for d in dones)
-        refused = sum(d.get('refused', 0) for d in dones)
-        soak.events.append(f'flood: {rate:.0f} JointStates/s ({refused} writes refused)')
-    finally:
-        soak.flood_end = time.monotonic()
-        soak.flood_windows.append((start, soak.flood_end))
-        soak.events.append(f'flood until {soak.flood_end - soak.t0:.1f} s')
-        soak.flooding.clear()
-
-
-def _toggle_second(soak: Soak, present: bool) -> None:
-    """
-    Make the second publisher appear or go.
-
-    It is used once matched, and goes after its samples are acked.
-    """
-    from rclpy.duration import Duration
-    if present:
-        pub = soak.second_node.create_publisher(soak.JointState, 'joint_states', KEEP_ALL)
-        wait_until(lambda: pub.get_subscription_count() > 0, 20.0, 'the second publisher matched')
-        with soak.second_lock:
-            soak.second = pub
-    else:
-        with soak.second_lock:
-            pub, soak.second = soak.second, None
-        if pub is not None:
-            pub.wait_for_all_acked(Duration(seconds=10))
-            soak.second_node.destroy_publisher(pub)
-    soak.events.append(f'second publisher {"on" if present else "off"}')
-
-
-def _kill_parse(soak: Soak) -> None:
-    """Send a slow description; SIGKILL its parser worker once it is busy with it."""
-    workers = [c for c in psutil.Process(soak.node.proc.pid).children()
-               if 'isolated' in ' '.join(c.cmdline())]
-    cpu0 = [sum(w.cpu_times()[:2]) for w in workers]
-    result = []
-    setter = threading.Thread(
-        target=lambda: result.append(soak.set_params(robot_description=macro_bomb())))
-    setter.start()
-
-    def busy():
-        return result or next((w for w, c in zip(workers, cpu0)
-                               if sum(w.cpu_times()[:2]) > c + 0.3), None)
-    worker = wait_until(busy, 20.0, 'the parse')
-    killed = not result
-    if killed:
-        os.kill(worker.pid, signal.SIGKILL)
-    setter.join(30.0)
-    (answer,) = result[0]
-    assert not answer.successful, 'the killed parse was accepted'
-    soak.refusals.append(('killed parse' if killed else 'bomb (parse ended before the kill)',
-                          answer.reason))
-    soak.events.append(f'parser worker {"SIGKILLed" if killed else "missed"}: {answer.reason}')
-
-
-def _conduct(soak: Soak, ledger: Ledger, t0: float, drivers, tmp_path) -> None:
-    """Run the schedule: one step every 5 s (see the module docstring)."""
-    changes, hostile = _parameter_changes(), _hostile_descriptions(tmp_path)
-    models = [TOY, OTHER]
-    state = {'description': TOY, 'frame_prefix': PREFIX}
-    n_change = n_swap = n_hostile = 0
-    next_kill = 50.0
-    step = 1
-    while True:
-        at = 5.0 * step
-        if at >= DURATION_S - 5.0 or soak.stop.wait(max(0.0, t0 + at - time.monotonic())):
-            return
-        step += 1
-        if int(at) % 30 == 0:
-            _toggle_second(soak, present=int(at) // 30 % 2 == 1)
-        if int(at) % 10 == 5:           # a parameter change
-            name, values = changes[n_change % len(changes)]
-            value = values[n_change // len(changes) % 2]
-            n_change += 1
-            config = ledger.config(state['description'], value, time.monotonic()) \
-                if name == 'frame_prefix' else None
-            (result,) = soak.set_params(**{name: value})
-            assert result.successful, f'{name}={value!r}: {result.reason}'
-            if config is not None:
-                ledger.ack(config, time.monotonic())
-                state['frame_prefix'] = value
-            soak.events.append(f'{name} = {value!r}')
-            continue
-        n_swap += 1                     # a swap
-        description = models[n_swap % 2]
-        config = ledger.config(description, state['frame_prefix'], time.monotonic())
-        (result,) = soak.set_params(robot_description=description)
-        assert result.successful, result.reason
-        ledger.ack(config, time.monotonic())
-        state['description'] = description
-        soak.swaps += 1
-        soak.events.append(f'{time.monotonic() - t0:.1f} s: swap to {config.kin.model.name}')
-        if int(at) % 60 == 30:          # a hostile description and a flood
-            _run_thread(soak, 'flood', _flood, drivers)
-            text, construct = hostile[n_hostile % len(hostile)]
-            n_hostile += 1
-            (result,) = soak.set_params(robot_description=text)
-            assert not result.successful and construct in result.reason, result.reason
-            soak.refusals.append(('hostile description', result.reason))
-            soak.events.append(f'hostile description refused: {result.reason[:80]}')
-        if at >= next_kill:
-            next_kill += KILL_EVERY_S
-            _kill_parse(soak)
 
 
 def _publish(pub, data: bytes) -> bool:
@@ -386,9 +237,9 @@ def _soak(tmp_path) -> None:
         process = psutil.Process(soak.node.proc.pid)
         samples = []       # MemorySample, once a second
         t0 = soak.t0 = time.monotonic()
-        checker = _run_thread(soak, 'tf check', _check_tf, ledger)
-        threads = [_run_thread(soak, 'parameters', collect_answers, probe), checker,
-                   _run_thread(soak, 'schedule', _conduct, ledger, t0, drivers, tmp_path)]
+        checker = run_thread(soak, 'tf check', _check_tf, ledger)
+        threads = [run_thread(soak, 'parameters', collect_answers, probe), checker,
+                   run_thread(soak, 'schedule', conduct, ledger, t0, drivers, tmp_path)]
         n_bad = n_bad_flooded = n_unsent = 0
         # slots skipped with the stream behind, by minute of the run (outside floods, in floods)
         skipped = (Counter(), Counter())

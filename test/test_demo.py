@@ -249,12 +249,12 @@ def test_demo_reports_a_dead_node_with_a_nonzero_exit():
     proc = subprocess.run([sys.executable, '-c', (
         'import sys\n'
         'import urdf_state_py.tools.demo.demo as d\n'
-        'orig = d._Child.__init__\n'
+        'orig = d.ChildProcess.__init__\n'
         'def init(self, name, argv, *args, **kwargs):\n'
         '    if name == "node":\n'
         '        argv = [sys.executable, "-c", "import sys; print(\'boom\'); sys.exit(4)"]\n'
         '    orig(self, name, argv, *args, **kwargs)\n'
-        'd._Child.__init__ = init\n'
+        'd.ChildProcess.__init__ = init\n'
         'sys.exit(d.main(["--duration", "20"]))\n')],
         capture_output=True, text=True, timeout=60, cwd=REPO, env=env)
     assert proc.returncode == 3, proc.stdout + proc.stderr

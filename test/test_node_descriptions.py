@@ -414,7 +414,7 @@ def _parser_process(pid, busy_s):
     import psutil
     for child in psutil.Process(pid).children():
         try:
-            if 'isolated' in ' '.join(child.cmdline()) and child.cpu_times().user > busy_s:
+            if 'parser_worker' in ' '.join(child.cmdline()) and child.cpu_times().user > busy_s:
                 return child
         except psutil.NoSuchProcess:
             pass

@@ -33,8 +33,8 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.validate_topic_name import validate_topic_name
 
-__all__ = ['PARAMETERS', 'ParamSpec', 'declare', 'declare_spec', 'float_range', 'node_parameters',
-           'parameter_type_of', 'start_up_parameters']
+__all__ = ['FILE_ROOTS', 'PARAMETERS', 'ParamSpec', 'declare', 'declare_spec', 'float_range',
+           'node_parameters', 'parameter_type_of', 'start_up_parameters']
 
 _TYPES = {
     bool: Parameter.Type.BOOL,
@@ -209,6 +209,9 @@ PARAMETERS: dict[str, tuple[Any, str]] = {
     'integrate_velocity': ([], 'Joints whose position is integrated from velocity-only '
                                'messages (wheels).'),
 }
+
+#: Parser options that say which files a run-time description may read: set by the operator.
+FILE_ROOTS = ('xacro.base_dir', 'xacro.package_paths')
 
 #: Bounds of rate [Hz] (joint_state_publisher divides by it).
 RATE_BOUNDS = (0.1, 1000.0)

@@ -36,6 +36,7 @@ Subcommands (``python -m urdf_state_py ...`` or ``urdf_state_check ...``):
 * ``view`` -- the robot live in a browser, from robot_description and TF
   (:mod:`.view`; needs ROS).
 
+How a command reads FILE (parser, options) is :mod:`.cli_description`'s job.
 The same commands are ``ros2 urdf <command>`` where ros2cli is installed
 (:mod:`.ros2urdf`): both build their arguments from :data:`COMMANDS`.
 
@@ -51,14 +52,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 import os
 import sys
-from typing import Any, TextIO
+from typing import TextIO
 
 from urdf_state_py.core.errors import DescriptionError
-from urdf_state_py.core.model import JointType, Model
-from urdf_state_py.core.parsers import default_registry, Parser, ParserRegistry
+from urdf_state_py.core.model import JointType
+from urdf_state_py.core.parsers import default_registry
 from urdf_state_py.core.parsers._xml import decode
 
 from . import node_status, srdf_summary
+from .cli_description import (add_load_arguments, load_description, option_type_name,
+                              read_input, warn)
 from .cli_values import parse_number, UsageError
 from .model_tree import dot_lines, tree_lines
 from .view import command as view_command
@@ -69,108 +72,6 @@ EXIT_INVALID = 1
 EXIT_USAGE = 2
 
 PROG = 'urdf_state_check'
-
-
-# ------------------------------------------------------------------ loading
-
-
-def _read_input(path: str) -> bytes:
-    """Return the description's bytes; ``-`` reads stdin so xacro output can be piped in."""
-    if path == '-':
-        return sys.stdin.buffer.read()
-    try:
-        with open(path, 'rb') as stream:
-            return stream.read()
-    except OSError as exc:
-        raise DescriptionError(f"cannot read '{path}': {exc.strerror}") from None
-
-
-def _parser_options(parser: Parser, args: argparse.Namespace, path: str) -> dict[str, Any]:
-    """
-    Map the xacro-style flags onto the chosen parser's declared options.
-
-    Only options the parser declares are passed (a parser rejects unknown
-    ones); flags the chosen parser cannot use are reported rather than
-    silently dropped, because a user who passes ``--xacro-arg`` to a file that
-    was detected as plain URDF is most likely debugging exactly that mismatch.
-    """
-    declared = {option.name for option in parser.options}
-    options: dict[str, Any] = {}
-    for flag, option, values in (('--xacro-arg', 'args', args.xacro_arg),
-                                 ('--package-path', 'package_paths', args.package_path)):
-        if not values:
-            continue
-        if option in declared:
-            # A relative PKG=PATH is relative to the shell's folder, not to the file's.
-            options[option] = list(values) if option == 'args' else [
-                f'{pkg}={os.path.abspath(path)}' if sep else item
-                for item in values for pkg, sep, path in [item.partition('=')]]
-        else:
-            _warn(f"{flag} ignored: parser '{parser.name}' has no '{option}' option")
-    if 'base_dir' in declared:
-        # Same rule as ParserRegistry.parse_file: relative includes resolve
-        # against the file's folder (stdin: the current directory).
-        options['base_dir'] = os.getcwd() if path == '-' else \
-            os.path.dirname(os.path.abspath(path))
-    for item in args.option:
-        owner, name, value = _option_assignment(item)
-        if owner != parser.name:
-            _warn(f"--option {item} ignored: the description is read by parser '{parser.name}'")
-            continue
-        option = next((o for o in parser.options if o.name == name), None)
-        if option is None:
-            raise UsageError(f"--option {item}: parser '{owner}' has no option '{name}' "
-                             f"(see the 'parsers' command)")
-        if option.type is list:
-            options.setdefault(name, []).append(value)
-        else:
-            options[name] = _option_value(option.type, value, item)
-    return options
-
-
-def _option_assignment(item: str) -> tuple[str, str, str]:
-    """``PARSER.OPTION=VALUE`` (the node's parameter name, then the value) split in three."""
-    key, sep, value = item.partition('=')
-    owner, dot, name = key.strip().partition('.')
-    if not sep or not dot or not owner or not name:
-        raise UsageError(f'--option {item!r} is not of the form PARSER.OPTION=VALUE')
-    return owner, name, value
-
-
-_BOOLEANS = {'true': True, '1': True, 'yes': True, 'on': True,
-             'false': False, '0': False, 'no': False, 'off': False}
-
-
-def _option_value(option_type: type, text: str, item: str) -> Any:
-    """``text`` as the option's type (lists are handled by the caller: one item per flag)."""
-    try:
-        if option_type is bool:
-            return _BOOLEANS[text.strip().lower()]
-        if option_type in (int, float):
-            return option_type(text)
-    except (KeyError, ValueError):
-        raise UsageError(f'--option {item}: not a {_type_name(option_type)}') from None
-    return text
-
-
-def _load(args: argparse.Namespace, registry: ParserRegistry
-          ) -> tuple[Model, str, dict[str, int], int]:
-    """
-    Parse ``args.file`` and return the model plus how the parser was chosen.
-
-    Returns ``(model, parser_name, scores, data_length)``; the scores are
-    computed even when ``--parser`` forces a parser, since "would auto-detection
-    have picked the same one?" is a common debugging question.
-    """
-    # Decode once, as the registry does, so scores and the "not mine"
-    # threshold (len(text)) are the numbers the registry compared.
-    data = decode(_read_input(args.file))
-    scores = registry.scores(data)
-    length = len(data)
-    name = registry.select(data) if args.parser == 'auto' else args.parser
-    parser = registry.get(name)
-    model = registry.parse(data, name, _parser_options(parser, args, args.file))
-    return model, name, scores, length
 
 
 # ------------------------------------------------------------------ check
@@ -187,7 +88,7 @@ def _print_scores(scores: dict[str, int], length: int, out: TextIO) -> None:
 
 def _cmd_tree(args: argparse.Namespace, out: TextIO) -> int:
     """Print the link/joint tree (check_urdf's tree), or Graphviz (urdf_to_graphviz's job)."""
-    model, _, _, _ = _load(args, default_registry())
+    model, _, _, _ = load_description(args, default_registry())
     robot = srdf_summary.robot_model(args, model)
     lines = dot_lines(model) if args.dot else \
         [f'robot: {model.name}  root: {model.root}', *tree_lines(model, limits=True),
@@ -205,7 +106,7 @@ def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     the node refuses a description or publishes unexpected frames.
     """
     registry = default_registry()
-    model, name, scores, length = _load(args, registry)
+    model, name, scores, length = load_description(args, registry)
     robot = srdf_summary.robot_model(args, model)
     how = 'auto-detected' if args.parser == 'auto' else 'forced by --parser'
     print(f'parser: {name} ({how})', file=out)
@@ -256,7 +157,7 @@ def _cmd_fk(args: argparse.Namespace, out: TextIO) -> int:
     from urdf_state_py.core.kinematics import Kinematics  # numpy only needed here
     from urdf_state_py.core.transforms import matrix_to_quaternion, matrix_to_rpy
 
-    model, _, _, _ = _load(args, default_registry())
+    model, _, _, _ = load_description(args, default_registry())
     start = srdf_summary.start_values(srdf_summary.robot_model(args, model), args.group_state)
     values = _parse_assignments(args.set or [])
     kinematics = Kinematics(model)
@@ -280,8 +181,8 @@ def _cmd_fk(args: argparse.Namespace, out: TextIO) -> int:
             if name in values else
             f'{name} (-> {q_effective[kinematics.variable_index[name]]:g})'
             for name in clamped)
-        _warn(f'joint value(s) clamped to their limits: {detail} '
-              '(--ignore-limits to use the raw values)')
+        warn(f'joint value(s) clamped to their limits: {detail} '
+             '(--ignore-limits to use the raw values)')
     poses = kinematics.link_poses_resolved(q_effective)
     index = {name: i for i, name in enumerate(model.link_names)}
     digits = args.digits
@@ -299,11 +200,6 @@ def _cmd_fk(args: argparse.Namespace, out: TextIO) -> int:
 # ------------------------------------------------------------------ parsers
 
 
-def _type_name(option_type: type) -> str:
-    """Return the option's type as a user writes it in a ROS parameter file."""
-    return 'list[str]' if option_type is list else option_type.__name__
-
-
 def _cmd_parsers(args: argparse.Namespace, out: TextIO) -> int:
     """
     List parsers and options.
@@ -313,7 +209,7 @@ def _cmd_parsers(args: argparse.Namespace, out: TextIO) -> int:
     """
     registry = default_registry()
     if args.file is not None:
-        data = decode(_read_input(args.file))
+        data = decode(read_input(args.file))
         print(f'{args.file}: {registry.select(data)} would read it', file=out)
         _print_scores(registry.scores(data), len(data), out)
     for parser in registry:
@@ -322,7 +218,7 @@ def _cmd_parsers(args: argparse.Namespace, out: TextIO) -> int:
         if not parser.options:
             print('  (no options)', file=out)
         for option in parser.options:
-            print(f'  {option.name}  type={_type_name(option.type)}  '
+            print(f'  {option.name}  type={option_type_name(option.type)}  '
                   f'default={option.default!r}', file=out)
             if option.description:
                 print(f'      {option.description}', file=out)
@@ -332,34 +228,14 @@ def _cmd_parsers(args: argparse.Namespace, out: TextIO) -> int:
 # ------------------------------------------------------------------ entry point
 
 
-def _warn(message: str) -> None:
-    print(f'warning: {message}', file=sys.stderr)
-
-
-def _add_load_arguments(parser: argparse.ArgumentParser) -> None:
-    """FILE and how to parse it: the arguments of every command that reads a description."""
-    parser.add_argument('file', metavar='FILE', help="robot description file ('-' = stdin)")
-    srdf_summary.add_arguments(parser)
-    parser.add_argument('--parser', default='auto', metavar='NAME',
-                        help="parser to use (default: auto; see the 'parsers' command)")
-    parser.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
-                        help='xacro argument (repeatable)')
-    parser.add_argument('--package-path', action='append', default=[], metavar='PKG=/PATH',
-                        help='location of a package for $(find PKG) (repeatable)')
-    parser.add_argument('--option', action='append', default=[], metavar='PARSER.OPTION=VALUE',
-                        help="any parser option, named as the node's parameter, e.g. "
-                             'urdf_parser_py.strict=true (repeatable; a list option takes one '
-                             'item per flag)')
-
-
 def _add_tree_arguments(parser: argparse.ArgumentParser) -> None:
-    _add_load_arguments(parser)
+    add_load_arguments(parser)
     parser.add_argument('--dot', action='store_true',
                         help='print a Graphviz graph instead (e.g. | dot -Tpdf -o tree.pdf)')
 
 
 def _add_fk_arguments(parser: argparse.ArgumentParser) -> None:
-    _add_load_arguments(parser)
+    add_load_arguments(parser)
     srdf_summary.add_fk_arguments(parser)
     parser.add_argument('--set', '--joint', dest='set', action='append', default=[],
                         metavar='NAME=VALUE',
@@ -391,7 +267,7 @@ class Command:
 COMMANDS: tuple[Command, ...] = (
     Command('check', 'parse and summarise a description',
             'Parse FILE and print the parser chosen, counts and the link tree. '
-            'Exit 1 with the reason when it is invalid.', _add_load_arguments, _cmd_check),
+            'Exit 1 with the reason when it is invalid.', add_load_arguments, _cmd_check),
     Command('tree', 'the link/joint tree (or Graphviz with --dot)',
             'Print the link/joint tree of FILE with joint types, mimic and limits.',
             _add_tree_arguments, _cmd_tree),

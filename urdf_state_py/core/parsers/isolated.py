@@ -18,7 +18,7 @@ Parsing in a separate process with a time, memory and output limit.
 A description can be expensive by design (a xacro macro bomb, ``${...}`` that
 loops) and a parser cannot be interrupted from inside the process that runs
 it. :class:`IsolatedParser` runs :meth:`ParserRegistry.parse_published` in a
-worker process (``python -m urdf_state_py.core.parsers.isolated``):
+worker process (:mod:`.parser_worker`):
 
 * **time**: the caller waits at most ``timeout_s``, then the worker is killed
   (SIGKILL) and the parse fails with that reason;
@@ -47,28 +47,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-import importlib
 import json
 import os
 import select
 import signal
-import struct
 import subprocess
 import sys
 import threading
 import time
 from typing import Any, BinaryIO
 
-from .semantic_parsers import read_semantic, select_semantic, SEMANTIC_REQUEST
-from .srdf import Semantic, semantic_from_data, semantic_to_data
+from . import parser_worker
+from .parser_worker import frame, HEADER, unframe
+from .srdf import Semantic, semantic_from_data
 from .xacro_sandbox import TRUSTED
-from ..errors import DescriptionError, find_cause
+from ..errors import DescriptionError
 from ..model import Model
-from ..model_codec import model_from_data, model_to_data
+from ..model_codec import model_from_data
 
 __all__ = ['IsolatedParser', 'ParseLimits', 'ParseResult', 'STOPPED']
 
-_HEADER = struct.Struct('>Q')
 #: Longest a new worker may take to start (imports on a cold, busy machine).
 _START_TIMEOUT_S = 60.0
 #: A worker that handled more than this (input or output) is replaced afterwards.
@@ -125,7 +123,7 @@ class _Worker:
         _START_TIMEOUT_S.
         """
         if not self._ready:
-            _read(self.process.stdout, _HEADER.size, time.monotonic() + _START_TIMEOUT_S)
+            _read(self.process.stdout, HEADER.size, time.monotonic() + _START_TIMEOUT_S)
             self._ready = True
 
     def kill(self) -> None:
@@ -202,8 +200,8 @@ class IsolatedParser:
             raise DescriptionError(f'description is {size} bytes, over the limit of '
                                    f'{limits.max_bytes} (description.max_bytes)',
                                    kind='size limit')
-        request = _frame({'parser': parser, 'options': dict(options), 'policy': policy,
-                          'max_bytes': limits.max_bytes}, data)
+        request = frame({'parser': parser, 'options': dict(options), 'policy': policy,
+                         'max_bytes': limits.max_bytes}, data)
         # Replaced after a large parse (memory back to the system) and after a trusted
         # one (whatever its code did to the process, a restricted parse never runs in it).
         replaced = size > RECYCLE_BYTES or policy == TRUSTED
@@ -222,7 +220,7 @@ class IsolatedParser:
             if replaced or len(reply) > RECYCLE_BYTES:
                 self._replace_worker()
         try:
-            answer, published = _unframe(reply)
+            answer, published = unframe(reply)
             if not answer.get('ok'):
                 raise DescriptionError(str(answer.get('error', 'parser process failed')),
                                        parser=answer.get('parser'),
@@ -277,10 +275,10 @@ class IsolatedParser:
             raise DescriptionError(STOPPED, kind='internal')
         try:
             deadline = time.monotonic() + timeout_s   # the worker's start-up does not count
-            worker.process.stdin.write(_HEADER.pack(len(request)) + request)
+            worker.process.stdin.write(HEADER.pack(len(request)) + request)
             worker.process.stdin.flush()
-            header = _read(worker.process.stdout, _HEADER.size, deadline)
-            (length,) = _HEADER.unpack(header)
+            header = _read(worker.process.stdout, HEADER.size, deadline)
+            (length,) = HEADER.unpack(header)
             # published text + its model (a few times the text at most) + slack
             if length > 4 * self.limits.max_bytes + (1 << 20):
                 raise DescriptionError(f'parser output of {length} bytes is over the limit '
@@ -323,8 +321,8 @@ class IsolatedParser:
             # A preloaded sanitizer runtime (libasan: a sanitized build's tests) reserves
             # terabytes of address space, which RLIMIT_AS refuses; the worker runs no native code.
             del env['LD_PRELOAD']
-        worker = _Worker([sys.executable, '-m', __name__, str(self.limits.max_memory_mb),
-                          json.dumps(self._classes)], env)
+        worker = _Worker([sys.executable, '-m', parser_worker.__name__,
+                          str(self.limits.max_memory_mb), json.dumps(self._classes)], env)
         if self._stopped:   # stop() came while the worker started: it found none to kill
             worker.stop()
             raise DescriptionError(STOPPED, kind='internal')
@@ -383,21 +381,6 @@ def _ended(code: int | None, limits: ParseLimits) -> tuple[str, str]:
             f'{limits.max_memory_mb} reached?)', 'memory limit')
 
 
-def _frame(meta: dict, text: str) -> bytes:
-    """
-    One message: a JSON line (no raw newline: JSON escapes them) then ``text`` as is.
-
-    A description travels as raw UTF-8, not as a JSON string: no escaping of
-    its quotes and no second copy in the JSON parser.
-    """
-    return json.dumps(meta).encode() + b'\n' + text.encode('utf-8')
-
-
-def _unframe(payload: bytes) -> tuple[dict, str]:
-    meta, _, text = payload.partition(b'\n')
-    return json.loads(meta), text.decode('utf-8')
-
-
 def _read(stream: BinaryIO, size: int, deadline: float) -> bytes:
     """Exactly ``size`` bytes from ``stream`` by ``deadline`` (TimeoutError, EOFError)."""
     fd = stream.fileno()
@@ -416,80 +399,3 @@ def _read(stream: BinaryIO, size: int, deadline: float) -> bytes:
         chunks.append(chunk)
         left -= len(chunk)
     return b''.join(chunks)
-
-
-# -- the worker process -------------------------------------------------------------
-
-
-def _serve(max_memory_mb: int, classes: list[list[str]]) -> None:  # pragma: no cover (child)
-    import resource  # noqa: PLC0415 (POSIX only, child only)
-
-    limit = max_memory_mb << 20
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    out = os.fdopen(os.dup(1), 'wb')
-    os.dup2(2, 1)   # prints of a parser must not corrupt the replies
-    from .registry import ParserRegistry  # noqa: PLC0415 (child only)
-    from .xacro_sandbox import limit_expansion, policy  # noqa: PLC0415 (child only)
-
-    registry = ParserRegistry()
-    for module, qualname in classes:
-        target: Any = importlib.import_module(module)
-        for part in qualname.split('.'):
-            target = getattr(target, part)
-        registry.register(target)
-    source = sys.stdin.buffer
-    out.write(_HEADER.pack(0))   # ready
-    out.flush()
-    while True:
-        header = source.read(_HEADER.size)
-        if len(header) < _HEADER.size:
-            return
-        request, data = _unframe(source.read(_HEADER.unpack(header)[0]))
-        request['data'] = data
-        reply = _handle(registry, request, policy, limit_expansion, max_memory_mb)
-        out.write(_HEADER.pack(len(reply)) + reply)
-        out.flush()
-
-
-def _handle(registry: Any, request: dict, policy: Any, limit_expansion: Any,
-            max_memory_mb: int) -> bytes:  # pragma: no cover (child)
-    name = request['parser']
-    try:
-        if name == SEMANTIC_REQUEST:
-            name = select_semantic(request['data'])
-            semantic = read_semantic(request['data'], name)
-            return _frame({'ok': True, 'parser': name, 'semantic': semantic_to_data(semantic)},
-                          '')
-        if name == 'auto':
-            name = registry.select(request['data'])
-        with policy(request['policy']), limit_expansion(request['max_bytes']):
-            model, published = registry.parse_published(request['data'], name,
-                                                        request['options'])
-        size = len(published.encode('utf-8'))
-        if size > request['max_bytes']:
-            raise DescriptionError(f'expanded description is {size} bytes, over the limit of '
-                                   f"{request['max_bytes']} (description.max_bytes)", name,
-                                   kind='size limit')
-        same = published == request['data']   # plain URDF: not sent back
-        return _frame({'ok': True, 'parser': name, 'model': model_to_data(model), 'same': same},
-                      '' if same else published)
-    except DescriptionError as exc:
-        if find_cause(exc, MemoryError) is not None:
-            return _failure(name, _OUT_OF_MEMORY.format(max_memory_mb), 'memory limit')
-        return _failure(exc.parser or name, exc.reason, exc.kind)
-    except MemoryError:
-        return _failure(name, _OUT_OF_MEMORY.format(max_memory_mb), 'memory limit')
-    except Exception as exc:  # noqa: BLE001 (reported, the worker carries on)
-        return _failure(name, f'{type(exc).__name__}: {exc}', 'invalid')
-
-
-_OUT_OF_MEMORY = 'out of memory (description.max_memory_mb={})'
-
-
-def _failure(parser: str | None, reason: str, kind: str) -> bytes:  # pragma: no cover (child)
-    return _frame({'ok': False, 'parser': parser, 'error': reason, 'kind': kind}, '')
-
-
-if __name__ == '__main__':  # pragma: no cover (child)
-    _serve(int(sys.argv[1]), json.loads(sys.argv[2]))

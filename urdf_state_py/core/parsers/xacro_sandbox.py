@@ -23,7 +23,7 @@ topic) comes from anyone on the DDS domain. xacro evaluates ``${...}`` and
 safe (xacro 2.1.1's own ``__`` filter is bypassed through list comprehensions
 and string keys), so under this policy nothing is handed to ``eval`` at all:
 
-* ``${...}`` is evaluated by :class:`RestrictedEvaluator`, which walks the
+* ``${...}`` is evaluated by :class:`~.restricted_evaluator.RestrictedEvaluator`, which walks the
   expression's :mod:`ast` and allows only numbers, strings, booleans, tuples
   and lists of them, arithmetic, comparisons, ``and``/``or``/``not``,
   ``a if c else b``, property names, subscripts of plain data, the math
@@ -47,15 +47,14 @@ expression this evaluator allows but that is merely expensive is stopped there.
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-import math
-import operator
 import os
 import re
 from typing import Any
+
+from .restricted_evaluator import refuse, RestrictedEvaluator, SandboxViolation
 
 __all__ = ['RESTRICTED', 'TRUSTED', 'POLICIES', 'RestrictedEvaluator', 'SandboxViolation',
            'arg_value_problem', 'current_policy', 'expansion_limit', 'limit_expansion', 'policy',
@@ -68,15 +67,6 @@ RESTRICTED = 'restricted'
 POLICIES = (RESTRICTED, TRUSTED)
 
 _POLICY: ContextVar[str] = ContextVar('urdf_state_py_xacro_policy', default=TRUSTED)
-
-# Bounds that keep one allowed operation cheap (the process limits catch the rest).
-_MAX_POW_BITS = 4096
-_MAX_TEXT = 1 << 20
-_MAX_ITEMS = 10_000
-
-
-class SandboxViolation(Exception):
-    """A construct the restricted policy refuses; the message names it."""
 
 
 def current_policy() -> str:
@@ -114,270 +104,6 @@ def limit_expansion(max_bytes: int | None) -> Iterator[None]:
         _MAX_EXPANSION.reset(token)
 
 
-def _refuse(construct: str) -> SandboxViolation:
-    return SandboxViolation(
-        f'{construct} is not allowed in a description set at run time (restricted xacro '
-        'policy: no code, no environment, no files outside xacro.base_dir/'
-        'xacro.package_paths)')
-
-
-_MATH = {name: value for name, value in vars(math).items()
-         if not name.startswith('_') and (callable(value) or isinstance(value, float))}
-# What xacro exposes by bare name (and as python.<name>, with abs), minus code and containers.
-_BUILTINS: dict[str, Any] = {'min': min, 'max': max, 'round': round, 'int': int,
-                             'float': float, 'str': str, 'bool': bool, 'len': len,
-                             'list': list, 'dict': dict,
-                             'True': True, 'False': False, 'None': None}
-_PYTHON = {name: value for name, value in _BUILTINS.items() if callable(value)} | {'abs': abs}
-_PLAIN = (int, float, str, bool, type(None))
-
-_BINARY: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-}
-_UNARY: dict[type, Callable[[Any], Any]] = {
-    ast.UAdd: operator.pos, ast.USub: operator.neg, ast.Not: operator.not_,
-}
-_COMPARE: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
-    ast.NotIn: lambda a, b: a not in b,
-}
-
-
-def _is_data(value: Any) -> bool:
-    """Plain data a run-time expression may hold: scalars and containers of them."""
-    if isinstance(value, _PLAIN):
-        return True
-    if isinstance(value, (list, tuple)):
-        return all(_is_data(item) for item in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, _PLAIN) and _is_data(v) for k, v in value.items())
-    return False
-
-
-class RestrictedEvaluator:
-    """
-    Evaluates one ``${...}`` expression over a xacro symbol table without ``eval``.
-
-    ``symbols`` is looked up by name (xacro's lazy property tables work as
-    they are); ``functions`` adds callables reachable as ``xacro.<name>``
-    (``arg``, ``load_yaml``) and by their bare name.
-    """
-
-    def __init__(self, symbols: Mapping[str, Any],
-                 functions: Mapping[str, Callable[..., Any]] | None = None) -> None:
-        self._symbols = symbols
-        self._functions = dict(functions or {})
-
-    def evaluate(self, expression: str) -> Any:
-        """Return the value of ``expression``; SandboxViolation or a plain error (SyntaxError)."""
-        tree = ast.parse(expression.strip(), mode='eval')
-        return self._eval(tree.body)
-
-    # -- nodes -----------------------------------------------------------------
-
-    def _eval(self, node: ast.AST) -> Any:
-        method = getattr(self, '_eval_' + type(node).__name__, None)
-        if method is None:
-            raise _refuse(f'the Python construct {_describe(node)}')
-        return method(node)
-
-    def _eval_Constant(self, node: ast.Constant) -> Any:
-        if not isinstance(node.value, _PLAIN):
-            raise _refuse(f'the constant {node.value!r}')
-        return node.value
-
-    def _eval_Name(self, node: ast.Name) -> Any:
-        name = node.id
-        if name.startswith('_'):
-            raise _refuse(f"the name '{name}'")
-        if name in _BUILTINS and name not in self._symbols_own(name):
-            return _BUILTINS[name]
-        try:
-            value = self._symbols[name]
-        except KeyError:
-            raise NameError(f"name '{name}' is not defined") from None
-        if _is_data(value) or _is_yaml(value):
-            return value
-        if name in _MATH:
-            return _MATH[name]
-        if name in self._functions:
-            return self._functions[name]
-        raise _refuse(f"the name '{name}' ({type(value).__name__})")
-
-    def _symbols_own(self, name: str) -> set[str]:
-        """{name} when a property of that name shadows a builtin (xacro allows it)."""
-        try:
-            value = self._symbols[name]
-        except KeyError:
-            return set()
-        return {name} if _is_data(value) else set()
-
-    def _eval_Attribute(self, node: ast.Attribute) -> Any:
-        attr = node.attr
-        if attr.startswith('_'):
-            raise _refuse(f"the attribute '{attr}'")
-        namespaces = {'math': _MATH, 'python': _PYTHON, 'xacro': self._functions}
-        if isinstance(node.value, ast.Name) and node.value.id in namespaces \
-                and not self._symbols_own(node.value.id):
-            table = namespaces[node.value.id]
-            if attr in table:
-                return table[attr]
-            raise _refuse(f"'{node.value.id}.{attr}'")
-        if isinstance(node.value, ast.Name) and not node.value.id.startswith('_'):
-            try:
-                base = self._symbols[node.value.id]
-            except KeyError:
-                raise NameError(f"name '{node.value.id}' is not defined") from None
-            if type(base).__name__ != 'NameSpace':
-                base = self._eval(node.value)
-        else:
-            base = self._eval(node.value)
-        if _is_yaml(base) or type(base).__name__ == 'NameSpace':
-            value = base[attr]
-            if _is_data(value) or _is_yaml(value):
-                return value
-        raise _refuse(f"the attribute '.{attr}' of a {type(base).__name__}")
-
-    def _eval_Subscript(self, node: ast.Subscript) -> Any:
-        base = self._eval(node.value)
-        index = self._eval(node.slice)
-        if not (_is_data(base) or _is_yaml(base)) or not isinstance(index, (int, str)):
-            raise _refuse('this subscript')
-        return base[index]
-
-    def _eval_Slice(self, node: ast.Slice) -> Any:
-        raise _refuse('a slice')
-
-    def _eval_Tuple(self, node: ast.Tuple) -> tuple:
-        return tuple(self._items(node.elts))
-
-    def _eval_List(self, node: ast.List) -> list:
-        return self._items(node.elts)
-
-    def _items(self, elements: list[ast.expr]) -> list:
-        if len(elements) > _MAX_ITEMS:
-            raise _refuse(f'a literal of {len(elements)} items')
-        return [self._eval(e) for e in elements]
-
-    def _eval_BinOp(self, node: ast.BinOp) -> Any:
-        op = _BINARY.get(type(node.op))
-        if op is None:
-            raise _refuse(f'the operator {type(node.op).__name__}')
-        left, right = self._eval(node.left), self._eval(node.right)
-        _check_operands(node.op, left, right)
-        return op(left, right)
-
-    def _eval_UnaryOp(self, node: ast.UnaryOp) -> Any:
-        op = _UNARY.get(type(node.op))
-        if op is None:
-            raise _refuse(f'the operator {type(node.op).__name__}')
-        operand = self._eval(node.operand)
-        if not _is_data(operand):
-            raise _refuse(f'{type(node.op).__name__} of a {type(operand).__name__}')
-        return op(operand)
-
-    def _eval_BoolOp(self, node: ast.BoolOp) -> Any:
-        value = None
-        for expr in node.values:
-            value = self._eval(expr)
-            if isinstance(node.op, ast.And) and not value:
-                return value
-            if isinstance(node.op, ast.Or) and value:
-                return value
-        return value
-
-    def _eval_Compare(self, node: ast.Compare) -> bool:
-        left = self._eval(node.left)
-        for op_node, right_node in zip(node.ops, node.comparators):
-            op = _COMPARE.get(type(op_node))
-            if op is None:
-                raise _refuse(f'the comparison {type(op_node).__name__}')
-            right = self._eval(right_node)
-            if not (_is_data(left) and (_is_data(right) or _is_yaml(right))):
-                raise _refuse('a comparison of non-data values')
-            if not op(left, right):
-                return False
-            left = right
-        return True
-
-    def _eval_IfExp(self, node: ast.IfExp) -> Any:
-        return self._eval(node.body) if self._eval(node.test) else self._eval(node.orelse)
-
-    def _eval_Dict(self, node: ast.Dict) -> dict:
-        if None in node.keys:
-            raise _refuse('a ** expansion')
-        keys, values = self._items(node.keys), self._items(node.values)
-        if not all(isinstance(k, _PLAIN) for k in keys):
-            raise _refuse('a dict key that is not a number or a string')
-        return dict(zip(keys, values))
-
-    def _eval_Call(self, node: ast.Call) -> Any:
-        if any(keyword.arg is None for keyword in node.keywords):
-            raise _refuse('a ** expansion')
-        func = self._callable(node.func)
-        args = [self._eval(arg) for arg in node.args]
-        kwargs = {keyword.arg: self._eval(keyword.value) for keyword in node.keywords}
-        if not all(_is_data(a) or _is_yaml(a) for a in args + list(kwargs.values())):
-            raise _refuse('a call with non-data arguments')
-        result = func(*args, **kwargs)
-        if not (_is_data(result) or _is_yaml(result)):
-            raise _refuse(f'a call returning {type(result).__name__}')
-        return result
-
-    def _callable(self, node: ast.expr) -> Callable[..., Any]:
-        if isinstance(node, ast.Name):
-            name = node.id
-            for table in (_BUILTINS, _MATH, self._functions):
-                if name in table and callable(table[name]) and not self._symbols_own(name):
-                    return table[name]
-            raise _refuse(f"calling '{name}'")
-        # Evaluating the callee first names what is wrong inside it (a '__' name...).
-        target = self._eval_Attribute(node) if isinstance(node, ast.Attribute) \
-            else self._eval(node)
-        if isinstance(node, ast.Attribute) and callable(target) and not _is_yaml(target):
-            return target
-        raise _refuse(f'calling {_describe(node)}')
-
-
-def _is_yaml(value: Any) -> bool:
-    """Xacro's wrappers of ``load_yaml`` data (dicts/lists with dotted access)."""
-    return type(value).__name__ in ('YamlDictWrapper', 'YamlListWrapper') and _is_data(
-        dict(value) if isinstance(value, dict) else list(value))
-
-
-def _check_operands(op: ast.operator, left: Any, right: Any) -> None:
-    """Only data operands; no power or repetition that blows up in one step."""
-    if not (_is_data(left) and _is_data(right)):
-        raise _refuse(f'{type(op).__name__} of {type(left).__name__} and '
-                      f'{type(right).__name__}')
-    if isinstance(op, ast.Pow) and isinstance(left, int) and isinstance(right, int) \
-            and right > 0 and abs(left) > 1 and right * max(abs(left).bit_length(), 1) \
-            > _MAX_POW_BITS:
-        raise _refuse(f'an integer power of more than {_MAX_POW_BITS} bits')
-    if isinstance(op, ast.Mult):
-        for seq, count in ((left, right), (right, left)):
-            if isinstance(seq, (str, list, tuple)) and isinstance(count, int) \
-                    and len(seq) * count > _MAX_TEXT:
-                raise _refuse(f'a repetition longer than {_MAX_TEXT} items')
-
-
-def _describe(node: ast.AST) -> str:
-    try:
-        text = ast.unparse(node)
-    except Exception:  # only for the message
-        text = ''
-    kind = {'ListComp': 'a list comprehension', 'GeneratorExp': 'a generator expression',
-            'SetComp': 'a set comprehension', 'DictComp': 'a dict comprehension',
-            'Lambda': 'a lambda', 'NamedExpr': 'an assignment expression',
-            'Starred': 'a starred expression', 'JoinedStr': 'an f-string',
-            'Set': 'a set literal'}.get(type(node).__name__,
-                                        type(node).__name__)
-    return f"{kind} '{text[:60]}'" if text else kind
-
-
 # -- $(...) and files -----------------------------------------------------------------
 
 _EXTENSION = re.compile(r'^\$\((\w+)((?:\s+[^\s$()]+)*)\s*\)$')
@@ -404,15 +130,15 @@ def restricted_session(xacro: Any, packages: Mapping[str, str], base_dir: str | 
     def check_file(filename: str, construct: str) -> str:
         if not _within(filename, roots):
             declared = ', '.join(roots) or 'none declared'
-            raise _refuse(f"{construct} of '{filename}' (outside xacro.base_dir/"
-                          f'xacro.package_paths: {declared})')
+            raise refuse(f"{construct} of '{filename}' (outside xacro.base_dir/"
+                         f'xacro.package_paths: {declared})')
         return filename
 
     original_load_yaml = xacro.load_yaml
 
     def load_yaml(filename: Any) -> Any:
         if not isinstance(filename, str):
-            raise _refuse('load_yaml of a non-string')
+            raise refuse('load_yaml of a non-string')
         check_file(xacro.abs_filename_spec(filename), 'xacro.load_yaml')
         return original_load_yaml(filename)
 
@@ -429,11 +155,11 @@ def restricted_session(xacro: Any, packages: Mapping[str, str], base_dir: str | 
     def eval_extension(text: str) -> str:
         command = re.match(r'\$\((\w*)', text)
         if command is not None and command.group(1) not in ('arg', 'find', 'dirname'):
-            raise _refuse(f'$({command.group(1)} ...)' if command.group(1) else f"'{text[:40]}'")
+            raise refuse(f'$({command.group(1)} ...)' if command.group(1) else f"'{text[:40]}'")
         match = _EXTENSION.match(text)
         if match is None:
-            raise _refuse(f"the substitution '{text[:80]}' (only $(arg name), $(find pkg) "
-                          'and $(dirname), one per $(...))')
+            raise refuse(f"the substitution '{text[:80]}' (only $(arg name), $(find pkg) "
+                         'and $(dirname), one per $(...))')
         command, args = match.group(1), match.group(2).split()
         if command == 'arg' and len(args) == 1:
             try:
@@ -443,11 +169,11 @@ def restricted_session(xacro: Any, packages: Mapping[str, str], base_dir: str | 
                     from None
         if command == 'find' and len(args) == 1:
             if args[0] not in packages:
-                raise _refuse(f'$(find {args[0]}) (package not in xacro.package_paths)')
+                raise refuse(f'$(find {args[0]}) (package not in xacro.package_paths)')
             return packages[args[0]]
         if command == 'dirname' and not args and base_dir:
             return os.path.dirname(os.path.abspath(xacro.filestack[-1] or '.'))
-        raise _refuse(f'$({command}{" ..." if args else ""}) here')
+        raise refuse(f'$({command}{" ..." if args else ""}) here')
 
     saved = {name: getattr(xacro, name) for name in ('safe_eval', 'eval_extension', 'load_yaml')}
     xacro.safe_eval = safe_eval

@@ -54,7 +54,7 @@ from typing import Any
 from rclpy.logging import LoggingSeverity
 from rclpy.parameter import Parameter
 
-from ..params import ParamSpec
+from ..params import FILE_ROOTS, ParamSpec
 
 __all__ = ['IGNORED_EXTRA_ARGUMENTS', 'LoadRefused', 'PACKAGE', 'PLUGIN', 'RobotOptions',
            'robot_options']
@@ -70,8 +70,6 @@ IGNORED_EXTRA_ARGUMENTS = ('use_intra_process_comms', 'enable_topic_statistics',
 _NODE_SWITCHES = {'forward_global_arguments': 'use_global_arguments',
                   'enable_rosout': 'enable_rosout',
                   'start_parameter_services': 'start_parameter_services'}
-#: Parameters that say which files a run-time description may read (set by the operator).
-_FILE_ROOTS = ('xacro.base_dir', 'xacro.package_paths')
 #: Limits a request may lower but not raise when LoadNode is not trusted.
 _LIMITS = ('description.timeout', 'description.max_memory_mb', 'description.max_bytes')
 _LEVELS = {int(level) for level in LoggingSeverity if int(level) > 0}
@@ -144,7 +142,7 @@ def _check_untrusted(param: Parameter, specs: Mapping[str, ParamSpec]) -> None:
            'a description it brings is a run-time one')
     if param.name == 'description.runtime_xacro' and param.value != 'restricted':
         raise LoadRefused(f"parameter 'description.runtime_xacro': only 'restricted' ({why})")
-    if param.name in _FILE_ROOTS:
+    if param.name in FILE_ROOTS:
         raise LoadRefused(f"parameter '{param.name}' is refused: it says which files xacro "
                           f'may read ({why})')
     if param.name in _LIMITS and param.value > specs[param.name].default:

@@ -53,13 +53,13 @@ import os
 from pathlib import Path
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
 
 from urdf_state_py.node.process.loopback import ensure_loopback
 
+from .child_process import ChildProcess, ReceivedSignals, sleep_until
 from .mesh_robot import example_robot_data
 from .mesh_robot import PACKAGE as MESH_PACKAGE
 from .mesh_robot import TALOS
@@ -68,7 +68,6 @@ from ..xacro_args import load_model_file_with_args
 
 PACKAGE = 'urdf_state_py'
 DEFAULT_ROBOT = Path('robots') / 'h1_2' / 'h1_2.urdf'
-STOP_TIMEOUT = 4.0      # seconds a child gets to end after SIGINT (then SIGTERM, 2 s, SIGKILL)
 VIEWER_GRACE = 1.5      # after Ctrl-C, seconds before the viewer gets a SIGINT of its own
 
 
@@ -139,111 +138,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--port', type=int, default=DEFAULT_PORT,
                    help=f"with --web: the page's port (default {DEFAULT_PORT}; 0: any free one)")
     return p
-
-
-class _Child:
-    """
-    One helper process; ``log``: file for its stdout+stderr (None: inherit the terminal).
-
-    ``ignore_sigint``: start it with SIGINT ignored (inherited across exec), for
-    a child that re-enables SIGINT itself once it can handle it (the viewer:
-    a Ctrl-C while it is still importing must not print a traceback).
-    """
-
-    def __init__(self, name: str, argv: list[str], env: dict, log: Path | None,
-                 ignore_sigint: bool = False, cwd: Path | None = None) -> None:
-        self.name = name
-        self.log = log
-        self._log_file = open(log, 'wb') if log is not None else None
-        out = self._log_file if self._log_file is not None else None
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignore_sigint else None
-        try:
-            self.proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
-                                         stdout=out,
-                                         stderr=subprocess.STDOUT if out is not None else None)
-        finally:
-            if ignore_sigint:
-                signal.signal(signal.SIGINT, previous)
-
-    def running(self) -> bool:
-        return self.proc.poll() is None
-
-    def stop(self) -> int:
-        """SIGINT, wait; SIGTERM, wait; SIGKILL. Returns the exit code."""
-        t0 = time.monotonic()
-        for sig, patience in ((signal.SIGINT, STOP_TIMEOUT), (signal.SIGTERM, 2.0)):
-            if self.proc.poll() is not None:
-                break
-            try:
-                self.proc.send_signal(sig)
-                self.proc.wait(patience)
-            except subprocess.TimeoutExpired:
-                continue
-            except ProcessLookupError:
-                break
-        if self.proc.poll() is None:
-            self.proc.kill()
-        code = self.proc.wait()
-        if os.environ.get('URDF_STATE_DEMO_DEBUG'):
-            print(f'[demo] {self.name} ended with {code} after {time.monotonic() - t0:.2f} s',
-                  file=sys.stderr)
-        if self._log_file is not None:
-            self._log_file.close()
-        return code
-
-    def tail(self, lines: int = 15) -> str:
-        if self.log is None or not self.log.is_file():
-            return ''
-        text = self.log.read_text(errors='replace').rstrip().splitlines()
-        return '\n'.join('    ' + line for line in text[-lines:])
-
-
-class _Signals:
-    """
-    Records SIGINT/SIGTERM/SIGHUP instead of raising in the middle of a wait.
-
-    (A KeyboardInterrupt raised inside ``Popen.wait`` can leave the Popen's
-    internal lock held, and the next wait then blocks forever.)
-    """
-
-    HANDLED = tuple(s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, 'SIGHUP', None))
-                    if s is not None)
-
-    def __init__(self) -> None:
-        self.received: list[int] = []
-        self._previous = {}
-
-    def _handler(self, signum, frame) -> None:
-        self.received.append(signum)
-
-    def __enter__(self) -> '_Signals':
-        for sig in self.HANDLED:
-            self._previous[sig] = signal.signal(sig, self._handler)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        for sig, previous in self._previous.items():
-            signal.signal(sig, previous)
-
-    @property
-    def interrupted(self) -> bool:
-        """Ctrl-C: the terminal sent SIGINT to the whole process group, viewer included."""
-        return signal.SIGINT in self.received
-
-    @property
-    def terminated(self) -> bool:
-        """SIGTERM/SIGHUP: only this process got it; the children must be told."""
-        return any(sig != signal.SIGINT for sig in self.received)
-
-
-def _sleep_until(predicate, timeout: float, step: float = 0.05) -> bool:
-    """Poll ``predicate`` until it holds or ``timeout`` passes (no blocking waits)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(step)
-    return True
 
 
 def fleet_namespaces(count: int) -> list[str]:
@@ -372,30 +266,31 @@ def run(args: argparse.Namespace) -> int:
     print(f'urdf_state_demo: {model.name} from {model_path}, ROS_DOMAIN_ID={domain}', flush=True)
 
     py = sys.executable
-    children: list[_Child] = []
-    viewer: _Child | None = None
+    children: list[ChildProcess] = []
+    viewer: ChildProcess | None = None
     code = 0
-    failed: _Child | None = None
+    failed: ChildProcess | None = None
     failed_code = 0
     # The terminal viewer ends itself after --duration (this is only the backstop); the web
     # view runs until told.
     backstop = 0.0 if args.web else 20.0
     deadline = (time.monotonic() + args.duration + backstop) if args.duration is not None else None
-    with _Signals() as signals:
+    with ReceivedSignals() as signals:
         try:
-            children.append(_Child('node', _publisher_argv(args, workdir, params, model_path),
-                                   env, workdir / 'node.log'))
+            node_argv = _publisher_argv(args, workdir, params, model_path)
+            children.append(ChildProcess('node', node_argv, env, workdir / 'node.log'))
             sweep = [py, '-m', f'{PACKAGE}.tools.demo.sweep', *model_args,
                      '--rate', str(args.rate)]
             for ns in fleet_namespaces(args.fleet):
                 sweep += ['--namespace', ns]
-            children.append(_Child('sweep', sweep, env, workdir / 'sweep.log'))
+            children.append(ChildProcess('sweep', sweep, env, workdir / 'sweep.log'))
             view_argv = _web_argv(args, model_path) if args.web else _tf_view_argv(
                 args, model_args, title)
             if not signals.received:
                 # the web view's relative mesh paths are relative to the model's folder
-                viewer = _Child('view' if args.web else 'tf_view', view_argv, env, None,
-                                ignore_sigint=True, cwd=model_path.parent if args.web else None)
+                viewer = ChildProcess('view' if args.web else 'tf_view', view_argv, env, None,
+                                      ignore_sigint=True,
+                                      cwd=model_path.parent if args.web else None)
             # Foreground: wait for the viewer, watching that the helpers stay alive.
             while viewer is not None and viewer.running() and not signals.received:
                 failed = next((c for c in children if not c.running()), None)
@@ -411,7 +306,7 @@ def run(args: argparse.Namespace) -> int:
             if viewer is not None:
                 if signals.interrupted and not signals.terminated:
                     # Ctrl-C reached the viewer too: give it a moment to print its summary.
-                    _sleep_until(lambda: not viewer.running(), VIEWER_GRACE)
+                    sleep_until(lambda: not viewer.running(), VIEWER_GRACE)
                 code = viewer.stop()
                 if signals.interrupted and code in (130, -signal.SIGINT):
                     code = 0    # Ctrl-C before the viewer was up: nothing to report

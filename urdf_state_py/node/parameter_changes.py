@@ -1,0 +1,212 @@
+# Copyright 2026 urdf_state_py maintainers
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""
+Run-time parameter changes of :class:`~.state_publisher.UrdfStateNode` (``ros2 param set``).
+
+A mixin of the node, as its state is the node's. A batch is validated whole
+(every rule, and a new description built) before anything changes, then applied
+under the JointState lock, between two JointStates; what it announces is
+published after the lock is released. A refused batch leaves no trace.
+An SRDF from the ``robot_description_semantic`` topic is applied the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rcl_interfaces.msg import SetParametersResult
+from rclpy.parameter import Parameter
+from urdf_state_py.core.errors import DescriptionError
+from urdf_state_py.core.parsers.xacro_sandbox import arg_value_problem, TRUSTED
+
+from .description_loader import Loaded, Source
+from .guards import INTERNAL_ERROR
+from .joint_state_publisher.joint_settings import is_joint_parameter
+from .params import FILE_ROOTS
+from .semantic import SemanticSetting
+
+__all__ = ['ParameterChangesMixin']
+
+
+class ParameterChangesMixin:
+    """The node's on-set-parameters callback (see the module docstring)."""
+
+    def _on_semantic_topic(self, setting: SemanticSetting) -> None:
+        """Apply an SRDF from the topic that fits the model, as a parameter change is."""
+        with self._lock:
+            cfg = dict(self._cfg, semantic=setting)
+            loaded = self._loaded
+            new_loaded = None if loaded is None or loaded.parsed is None else \
+                self._loader.assemble(loaded.source, loaded.description, loaded.parser,
+                                      loaded.parsed, cfg)
+            with self._input.lock:
+                if new_loaded is not None:
+                    new_loaded.merger.adopt(loaded.merger)
+                announce = self._commit(cfg, {'semantic'}, self._source, new_loaded)
+            if announce is not None:
+                announce()
+
+    def _on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
+        """Run on the parameter services' thread (see param_services), never on the executor's."""
+        with self._lock:
+            try:
+                self._apply(params)
+            except _Rejected as rejected:
+                return SetParametersResult(successful=False, reason=str(rejected))
+            except Exception as exc:  # noqa: BLE001 (a bug must not end the parameter services)
+                reason = f'internal error while applying the change: {type(exc).__name__}: {exc}'
+                self.get_logger().error(reason)
+                self._health.reject_message(INTERNAL_ERROR, f'set_parameters: {reason}',
+                                            self._now_ns())
+                return SetParametersResult(successful=False, reason=reason)
+            return SetParametersResult(successful=True)
+
+    def _check_change(self, name: str, value: Any) -> None:
+        """Check the rules for a value set at run time; raise _Rejected naming the problem."""
+        problem = self._specs[name].problem(value)
+        if problem:
+            raise _Rejected(f"parameter '{name}': {problem}")
+        if name == 'source_list':   # not read-only for rclpy: an empty list has no type
+            raise _Rejected("parameter 'source_list' is set at start-up: the subscriptions "
+                            'and the joint_states output are made once')
+        if name == 'integrate_velocity' and value and self._sources is None:
+            raise _Rejected("parameter 'integrate_velocity': with source_list empty, give it at "
+                            'start-up (joint_states is then read by the path that integrates)')
+        if name in FILE_ROOTS and self._loader.runtime_policy != TRUSTED:
+            raise _Rejected(f"parameter '{name}' is set at launch: it declares which files a "
+                            'description set at run time may read (description.runtime_xacro'
+                            ': full allows changing it)')
+        if name == 'xacro.args':
+            for item in value:
+                problem = arg_value_problem(item)
+                if problem:
+                    raise _Rejected(problem)
+
+    def _apply(self, params: list[Parameter]) -> None:
+        """Validate the whole batch, then apply it; raises _Rejected naming the problem."""
+        cfg = dict(self._cfg)
+        changed = set()
+        joint_updates = {}
+        for param in params:
+            if is_joint_parameter(param.name) and param.type_ != Parameter.Type.NOT_SET:
+                joint_updates[param.name] = param.value
+                continue
+            if param.name not in cfg:
+                continue  # not ours (e.g. use_sim_time)
+            if param.type_ == Parameter.Type.NOT_SET:
+                raise _Rejected(f"parameter '{param.name}' cannot be undeclared")
+            value = param.value
+            if isinstance(cfg[param.name], list):
+                value = list(value)
+            self._check_change(param.name, value)
+            cfg[param.name] = value
+            changed.add(param.name)
+        semantic_names = sorted(changed & {'robot_description_semantic', 'initial_group_states'})
+        if semantic_names:
+            try:
+                cfg['semantic'] = self._semantic.setting(cfg['robot_description_semantic'],
+                                                         cfg['initial_group_states'])
+            except DescriptionError as err:
+                reason = f"parameter '{semantic_names[0]}': {err}"
+                self._health.reject_description(err.kind, reason, self._now_ns())
+                raise _Rejected(reason) from None
+            changed.add('semantic')
+        if joint_updates:
+            try:
+                cfg['joint_settings'] = cfg['joint_settings'].changed(joint_updates)
+            except ValueError as err:
+                raise _Rejected(str(err)) from None
+            changed.add('joint_settings')
+        if not changed:
+            return
+        reshaped = changed & _JOINT_SETTINGS
+        loaded = self._loaded
+        if reshaped and loaded is not None and loaded.parsed is not None:
+            problem = cfg['joint_settings'].problem(loaded.parsed, cfg)
+            if problem:
+                raise _Rejected(problem)
+        new_loaded = adopted = None
+        source = self._source
+        if changed & ({'robot_description', 'parser'} | set(self._option_params)):
+            if 'robot_description' in changed:
+                if not cfg['robot_description'].strip():
+                    self._health.reject_description('empty', 'robot_description: empty',
+                                                    self._now_ns())
+                    raise _Rejected('Empty robot_description is not allowed')
+                source = Source(cfg['robot_description'], trusted=False)
+            if source is not None and source.text.strip():
+                try:
+                    new_loaded = self._build(source, cfg)
+                except DescriptionError as err:
+                    raise _Rejected(self._loader.rejected(
+                        'a parameter change', err, keeping=self._loaded is not None)) from None
+        elif reshaped - {'integrate_velocity'} and loaded is not None and \
+                loaded.parsed is not None:
+            new_loaded = self._loader.assemble(loaded.source, loaded.description, loaded.parser,
+                                               loaded.parsed, cfg)
+            adopted = loaded.merger
+        with self._input.lock:  # everything validated: apply, between two JointStates
+            if adopted is not None:   # the values received so far, none changing meanwhile
+                new_loaded.merger.adopt(adopted)
+            announce = self._commit(cfg, changed, source, new_loaded)
+        if announce is not None:
+            announce()
+
+    def _commit(self, cfg: dict[str, Any], changed: set[str], source: Source | None,
+                new_loaded: Loaded | None) -> Callable[[], None] | None:
+        """
+        Apply a validated batch of parameters (under the JointState lock).
+
+        Return what to publish once the lock is released, if anything.
+        """
+        self._cfg = cfg
+        self._source = source
+        if 'publish_default_positions' in changed:
+            self._update_defaults_timer()
+        if 'rate' in changed and self._sources is not None:
+            self._sources.set_rate(cfg['rate'])
+        if new_loaded is not None:
+            self._swap(new_loaded)
+            return lambda: self._announce(new_loaded)
+        loaded = self._loaded
+        if loaded is None:
+            return None
+        throttle = loaded.merger.throttle
+        throttle.frequency = cfg['publish_frequency']
+        throttle.ignore_timestamp = cfg['ignore_timestamp']
+        republish = 'frame_prefix' in changed or (
+            'publish_default_positions' in changed and cfg['publish_default_positions'])
+        announce = None
+        if republish:
+            # Fresh /tf buffers (and frame ids): written here, then swapped in.
+            loaded = loaded.with_prefix(cfg['frame_prefix'])
+            if cfg['publish_default_positions']:
+                self._publish_defaults(loaded)
+            self._loaded = loaded
+            if 'frame_prefix' in changed:
+                announce = lambda: self._publish_static(loaded)  # noqa: E731 - run unlocked
+        if 'ignore_limits' in changed:
+            loaded.clamp_warned.reset()
+        return announce
+
+
+#: Settings that shape the model or its defaults (checked against it, see joint_settings).
+_JOINT_SETTINGS = frozenset({'joint_settings', 'use_smallest_joint_limits', 'integrate_velocity',
+                             'semantic'})
+
+
+class _Rejected(Exception):
+    """A parameter change that must be refused; the message is the reason shown to the user."""
