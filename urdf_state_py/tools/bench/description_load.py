@@ -18,10 +18,12 @@ Benchmark: a 10 MB description set at run time, and what the node does meanwhile
 ``python -m urdf_state_py.tools.bench.description_load [--links 20000] [--trials 3] [--rate 200]``
 
 The node runs as users run it (``python -m urdf_state_py.node``, its own
-process). This process drives it over DDS: JointStates for the root joint at
-``--rate`` Hz, a /tf subscriber recording arrival times, and a GetParameters call
-every 100 ms. Per trial it sets the large description (``ros2 param set``),
-then a small one again, and reports
+process). JointStates for the root joint go to it at ``--rate`` Hz from the
+benchmark's driver process, and its /tf is recorded by the sink process: not
+from this process, whose Python threads stop while it builds a 10 MB request
+(the gaps then measured were this process's, not the node's). This process
+sets the descriptions and calls GetParameters every 100 ms. Per trial it sets
+the large description (``ros2 param set``), then a small one again, and reports
 
 * the SetParameters round trip of the large description (= its load time),
 * the longest gap between two /tf messages while it loads, next to the longest
@@ -39,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from pathlib import Path
 import subprocess
 import sys
 import tempfile
@@ -48,6 +51,7 @@ import time
 import psutil
 
 from .common import ensure_loopback, loopback_env, print_medians
+from .procs import start_driver, start_sink, stop_chain
 
 SMALL = """<robot name="small"><link name="l0"/><link name="l1"/>
 <joint name="q" type="continuous"><parent link="l0"/><child link="l1"/><axis xyz="0 0 1"/>
@@ -81,25 +85,22 @@ def big_urdf(n_links: int) -> str:
     return '\n'.join(out)
 
 
-class Driver:
-    """The bench's DDS side: JointStates out, /tf arrivals and GetParameters latencies in."""
+def _now() -> float:
+    """Return the wall clock [s]: the sink's receipt times and the driver's stamps use it."""
+    return time.time_ns() / 1e9
 
-    def __init__(self, node_name: str, rate: float) -> None:
+
+class ParameterClient:
+    """This process's DDS side: the descriptions set, and GetParameters latencies."""
+
+    def __init__(self, node_name: str) -> None:
         from rcl_interfaces.srv import GetParameters, SetParameters
         import rclpy
         from rclpy.executors import MultiThreadedExecutor
-        from sensor_msgs.msg import JointState
-        from tf2_msgs.msg import TFMessage
 
         rclpy.init()
         self.rclpy = rclpy
         self.node = rclpy.create_node('bench_description_load')
-        self.tf_times: list[float] = []
-        self.period = 1.0 / rate
-        self.node.create_subscription(TFMessage, '/tf',
-                                      lambda _m: self.tf_times.append(time.monotonic()), 100)
-        self.js_pub = self.node.create_publisher(JointState, 'joint_states', 10)
-        self.JointState = JointState
         self.set_client = self.node.create_client(SetParameters, f'{node_name}/set_parameters')
         self.get_client = self.node.create_client(GetParameters, f'{node_name}/get_parameters')
         self.GetParameters, self.SetParameters = GetParameters, SetParameters
@@ -109,49 +110,35 @@ class Driver:
         self._spin.start()
         self.get_latencies: list[tuple[float, float]] = []   # (sent, latency)
         self._stop = threading.Event()
-        self._threads = [threading.Thread(target=f, daemon=True)
-                         for f in (self._drive, self._poll_parameters)]
+        self._thread = threading.Thread(target=self._poll_parameters, daemon=True)
 
     def start(self) -> None:
         deadline = time.monotonic() + 30.0
-        while not (self.set_client.service_is_ready() and self.js_pub.get_subscription_count()):
+        while not self.set_client.service_is_ready():
             if time.monotonic() > deadline:
                 raise RuntimeError('the node did not come up on DDS')
             time.sleep(0.05)
-        for thread in self._threads:
-            thread.start()
-
-    def _drive(self) -> None:
-        angle = 0.0
-        while not self._stop.wait(self.period):
-            msg = self.JointState(name=['q'], position=[angle])
-            msg.header.stamp = self.node.get_clock().now().to_msg()
-            self.js_pub.publish(msg)
-            angle += 0.01
+        self._thread.start()
 
     def _poll_parameters(self) -> None:
         while not self._stop.wait(0.1):
-            sent = time.monotonic()
+            sent = _now()
             future = self.get_client.call_async(
                 self.GetParameters.Request(names=['publish_frequency']))
             while not future.done() and not self._stop.is_set():
                 time.sleep(0.002)
-            self.get_latencies.append((sent, time.monotonic() - sent))
+            self.get_latencies.append((sent, _now() - sent))
 
     def set_description(self, text: str) -> tuple[bool, str, float, float]:
         from rclpy.parameter import Parameter
         request = self.SetParameters.Request(
             parameters=[Parameter('robot_description', value=text).to_parameter_msg()])
-        sent = time.monotonic()
+        sent = _now()
         future = self.set_client.call_async(request)
         while not future.done():
             time.sleep(0.002)
         result = future.result().results[0]
-        return result.successful, result.reason, sent, time.monotonic()
-
-    def max_tf_gap(self, start: float, end: float) -> float:
-        times = [t for t in list(self.tf_times) if start <= t <= end]
-        return max((b - a for a, b in zip(times, times[1:])), default=float('inf'))
+        return result.successful, result.reason, sent, _now()
 
     def slowest_get(self, start: float, end: float) -> float:
         return max((lat for sent, lat in list(self.get_latencies) if start <= sent <= end),
@@ -159,9 +146,8 @@ class Driver:
 
     def close(self) -> None:
         self._stop.set()
-        for thread in self._threads:
-            if thread.ident is not None:
-                thread.join(timeout=2.0)
+        if self._thread.ident is not None:
+            self._thread.join(timeout=2.0)
         self.executor.shutdown()
         self.node.destroy_node()
         self.rclpy.try_shutdown()
@@ -184,35 +170,47 @@ def main(argv: list[str] | None = None) -> int:
                             env=loopback_env(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     rss = psutil.Process(node.pid)
-    driver = Driver(f'/{name}', args.rate)
-    rows = []
+    client = ParameterClient(f'/{name}')
+    logs = Path(tempfile.mkdtemp(prefix='urdf_state_description_load_'))
+    driver = sink = None
+    rows, windows = [], []
     try:
-        driver.start()
+        client.start()
+        sink = start_sink(loopback_env(), logs, 'description_load')
+        driver = start_driver({'mode': 'js', 'topic': 'joint_states', 'names': ['q'],
+                               'lower': [-3.0], 'upper': [3.0]}, loopback_env(), logs, 'js')
+        driver.wait_event('ready', 60.0)   # the node's joint_states matched
+        driver.send(cmd='run', rate=args.rate, duration=12.0 * args.trials + 30.0)
         time.sleep(1.0)   # a second of baseline traffic before the first trial
         start_rss = rss.memory_info().rss / 1e6
         for _ in range(args.trials):
             before = rss.memory_info().rss
-            ok, reason, sent, answered = driver.set_description(big)
+            ok, reason, sent, answered = client.set_description(big)
             if not ok:
                 raise RuntimeError(f'the large description was rejected: {reason}')
             time.sleep(0.5)
             loaded = rss.memory_info().rss
-            ok, reason, _, _ = driver.set_description(SMALL)
+            ok, reason, _, _ = client.set_description(SMALL)
             time.sleep(2.0)   # the node trims its heap ~1 s after a large model left
-            ok, reason, small_sent, small_answered = driver.set_description(
+            ok, reason, small_sent, small_answered = client.set_description(
                 SMALL.replace('name="small"', 'name="small_b"'))
             if not ok:
                 raise RuntimeError(f'the small description was rejected: {reason}')
             time.sleep(0.3)
+            windows += [(sent, answered + 0.2), (sent - 1.0, sent),
+                        (small_sent, small_answered + 0.2)]
             rows.append({'load_s': answered - sent,
-                         'tf_gap_s': driver.max_tf_gap(sent, answered + 0.2),
-                         'baseline_gap_s': driver.max_tf_gap(sent - 1.0, sent),
-                         'small_gap_s': driver.max_tf_gap(small_sent, small_answered + 0.2),
-                         'get_max_s': driver.slowest_get(sent, answered),
+                         'get_max_s': client.slowest_get(sent, answered),
                          'rss_before_mb': before / 1e6, 'rss_big_mb': loaded / 1e6,
                          'rss_after_mb': rss.memory_info().rss / 1e6})
+        gaps = sink.request('report', 30.0, cmd='report', gap_windows_ns=[
+            [int(a * 1e9), int(b * 1e9)] for a, b in windows])['gap_max_us']
+        for k, row in enumerate(rows):
+            row['tf_gap_s'], row['baseline_gap_s'], row['small_gap_s'] = \
+                (gap / 1e6 for gap in gaps[3 * k:3 * k + 3])
     finally:
-        driver.close()
+        client.close()
+        stop_chain(None, driver, sink)
         node.send_signal(2)
         node.wait(timeout=10.0)
         os.unlink(params.name)

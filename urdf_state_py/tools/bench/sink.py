@@ -28,6 +28,9 @@ JSON-lines protocol, commands on stdin:
   messages whose stamp lies in [a, b], then forget everything received so far;
   with ``"window_ns": [c, d]`` also ``window_received`` (messages stamped in
   [c, d]) and the latency percentiles over that window only;
+  with ``"gap_windows_ns": [[c, d], ...]`` also ``gap_max_us``: per window, the
+  longest time in it without a receipt (receipt time: the clock the driver
+  stamps with), whatever the stamps;
 - ``{"cmd": "count"}``: messages received since the last report;
 - ``{"cmd": "quit"}``.
 
@@ -109,6 +112,12 @@ def _stats(items, since_ns: int | None, until_ns: int | None, window_ns=None) ->
             'n_tf': max(n_tf, key=n_tf.get) if n_tf else None}
 
 
+def _gap_max_us(items, start_ns: int, end_ns: int) -> float:
+    """Return the longest time without a receipt in [start_ns, end_ns] [us] (its ends count)."""
+    times = [start_ns] + [recv for recv, _ in items if start_ns < recv < end_ns] + [end_ns]
+    return max(b - a for a, b in zip(times, times[1:])) / 1e3
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument('--topic', default='/tf')
@@ -140,6 +149,8 @@ def main(argv=None) -> int:
                 elif what == 'report':
                     items = rec.take()
                     emit(event='report', total=len(items),
+                         gap_max_us=[_gap_max_us(items, *window)
+                                     for window in cmd.get('gap_windows_ns') or ()],
                          **_stats(items, cmd.get('since_ns'), cmd.get('until_ns'),
                                   cmd.get('window_ns')))
         finally:
