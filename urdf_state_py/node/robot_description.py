@@ -103,7 +103,6 @@ class RobotDescriptionMixin:
 
         So it happens between two JointStates: no /tf mixes two models.
         """
-        self.get_logger().info(loaded.summary())
         # at start-up no JointState input exists yet: nothing to pause
         with self._input.lock if self._input is not None else contextlib.nullcontext():
             self._health.new_model()
@@ -123,6 +122,10 @@ class RobotDescriptionMixin:
         self._publish_static(loaded)
         if self._cfg['publish_default_positions'] and self._input is not None:
             self._publish_defaults(loaded)
+        # After the publications: a process's first rclpy log call costs ~20 ms (its caller
+        # lookup, inspect.getframeinfo, scans every loaded module), which would delay the
+        # first /tf_static at start-up.
+        self.get_logger().info(loaded.summary())
 
     # -- publishing ------------------------------------------------------------------
 

@@ -43,7 +43,6 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-import rclpy
 from rclpy.node import Node
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
@@ -276,10 +275,17 @@ def main(args: list[str] | None = None) -> None:
     Entry point of ``ros2 run urdf_state_py urdf_state``.
 
     The address space gets its ceiling first (see address_space: rmw's service requests), outside
-    the start-up that a Ctrl-C may interrupt.
+    the start-up that a Ctrl-C may interrupt; it is logged once the node has started (a
+    process's first rclpy log call costs ~20 ms, which would delay the first /tf_static).
     """
-    rclpy.logging.get_logger('urdf_state').info(limit_address_space()[1])
-    spin_until_shutdown(UrdfStateNode, args=args, executor=make_executor)
+    ceiling = limit_address_space()[1]
+
+    def make_node() -> UrdfStateNode:
+        node = UrdfStateNode()
+        node.get_logger().info(ceiling)
+        return node
+
+    spin_until_shutdown(make_node, args=args, executor=make_executor)
 
 
 if __name__ == '__main__':
