@@ -26,9 +26,9 @@ sets the descriptions and calls GetParameters every 100 ms. Per trial it sets
 the large description (``ros2 param set``), then a small one again, and reports
 
 * the SetParameters round trip of the large description (= its load time),
-* the longest gap between two /tf messages while it loads, next to the longest
-  gap in the second before (the baseline of a shared machine), and while a small
-  description replaces the small one (a swap of two small models),
+* the longest time without a /tf while it loads, next to the same in the second
+  before (the baseline: the driver's, the sink's and the machine's own jitter), and
+  while a small description replaces the small one (a swap of two small models),
 * the slowest GetParameters answer while it loads,
 * the node's RSS (all threads; the parser process is separate) before, with
   the large model, and after switching back to the small one.
@@ -178,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
         client.start()
         sink = start_sink(loopback_env(), logs, 'description_load')
         driver = start_driver({'mode': 'js', 'topic': 'joint_states', 'names': ['q'],
-                               'lower': [-3.0], 'upper': [3.0]}, loopback_env(), logs, 'js')
+                               'lower': [-3.0], 'upper': [3.0], 'raw': True},
+                              loopback_env(), logs, 'js')
         driver.wait_event('ready', 60.0)   # the node's joint_states matched
         driver.send(cmd='run', rate=args.rate, duration=12.0 * args.trials + 30.0)
         time.sleep(1.0)   # a second of baseline traffic before the first trial
