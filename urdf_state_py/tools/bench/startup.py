@@ -190,11 +190,12 @@ def trial(client: Client, model: str, index: int) -> dict[str, float]:
         os.unlink(params.name)
 
 
-def floor_trial(client: Client, index: int) -> tuple[float, float]:
+def floor_trial(client: Client, index: int) -> dict[str, float]:
     """
     Start the floor process once.
 
-    Return when its /tf_static arrived, and when it was written, after its start [s].
+    Return when its /tf_static arrived (``static``) and was written (``written``),
+    after its start [s]: the keys of the node's rows.
     """
     client.static_at = None
     start, start_ns = time.monotonic(), time.time_ns()
@@ -207,7 +208,8 @@ def floor_trial(client: Client, index: int) -> tuple[float, float]:
             if time.monotonic() > start + WAIT_S:
                 raise RuntimeError('no /tf_static from the floor')
             time.sleep(0.001)
-        return client.static_at - start, (client.static_written_ns - start_ns) / 1e9
+        return {'static': client.static_at - start,
+                'written': (client.static_written_ns - start_ns) / 1e9}
     finally:
         floor.send_signal(2)
         floor.wait(timeout=30.0)
@@ -247,7 +249,8 @@ def main(argv: list[str] | None = None) -> int:
             floors.append(floor_trial(client, index))
             print('  start {}: '.format(index + 1) + ', '.join(
                 f'{key} {value:.3f}' for key, value in rows[-1].items())
-                + '; floor static {:.3f}, written {:.3f}'.format(*floors[-1]), flush=True)
+                + '; floor static {static:.3f}, written {written:.3f}'.format(**floors[-1]),
+                flush=True)
     finally:
         client.close()
     print(f'{args.model.name} ({len(model.encode()) / 1024:.0f} KiB), {args.trials} starts; '
@@ -259,19 +262,17 @@ def main(argv: list[str] | None = None) -> int:
                          ('first_set', 'first set (one link), round trip [s]'),
                          ('answered', 'first set answered after start [s]'),
                          ('steady_set', 'later sets of the model, round trip [s]')))
-    print_medians([{'floor': arrived, 'written': written} for arrived, written in floors],
-                  (('floor', 'floor (bare rclpy): first /tf_static [s]'),
-                   ('written', 'floor: first /tf_static written [s]')))
-    for key, what in (('static', 'arrived'), ('written', 'written')):
-        index = 0 if key == 'static' else 1
-        ratio = statistics.median(row[key] for row in rows) / \
-            statistics.median(f[index] for f in floors)
-        fastest = min(row[key] for row in rows) / min(f[index] for f in floors)
-        print(f'  first /tf_static {what}, node / floor: medians {ratio:.2f}x, fastest '
-              f'{fastest:.2f}x (goal <= {TARGET_RATIO:.2f}x: robot_state_publisher 1.30x, +20%)')
+    print_medians(floors, (('static', 'floor (bare rclpy): first /tf_static [s]'),
+                           ('written', 'floor: first /tf_static written [s]')))
     # "written" is the sample's source timestamp: when the process published it, whatever
     # DDS discovery then took (it sometimes adds ~2 s to a start on a loaded machine, to
     # either process; "fastest" is the start it did not delay).
+    for key, what in (('static', 'arrived'), ('written', 'written')):
+        ratio = statistics.median(row[key] for row in rows) / \
+            statistics.median(floor[key] for floor in floors)
+        fastest = min(row[key] for row in rows) / min(floor[key] for floor in floors)
+        print(f'  first /tf_static {what}, node / floor: medians {ratio:.2f}x, fastest '
+              f'{fastest:.2f}x (goal <= {TARGET_RATIO:.2f}x: robot_state_publisher 1.30x, +20%)')
     return 0
 
 
