@@ -42,7 +42,7 @@ switch = test_native_node.switch
 
 def _health(node):
     """Return the node's counters with the loop's pulled in (under the JointState lock)."""
-    with node.node._input.lock:
+    with node.node.joint_input.lock:
         health = node.node._health
         return {'published': health.tf_published, 'errors': health.native_loop_errors,
                 'retries': health.native_loop_retries, 'served': health.native_loop_served,
@@ -62,7 +62,7 @@ def test_failed_waits_are_retried_and_counted(side, switch):
     with native_node(side, switch, 'native_retry') as (node, pub):
         recorder = DiagnosticsRecorder(side, 'native_retry/urdf_state_native_retry: robot state')
         stamp = _served_natively(side, node, pub, time.time_ns())
-        node.node._input.hot_path.loop._inject_failures(wait=5)
+        node.node.joint_input.hot_path.loop._inject_failures(wait=5)
         wait_until(lambda: _health(node)['retries'] == 5, what='five failed waits retried')
         served = _health(node)['served']
         for _ in range(3):   # and the loop serves on
@@ -72,14 +72,14 @@ def test_failed_waits_are_retried_and_counted(side, switch):
         values, _ = recorder.wait(lambda v, s: v.get('native loop wait retries') == '5',
                                   max(0, recorder.count() - 1), what='the retries on /diagnostics')
         assert values['joint_states path'].startswith('joint_states path: native loop (C)')
-        assert node.node._input.hot_path.sync is not None
+        assert node.node.joint_input.hot_path.sync is not None
         assert not node.logs('warning'), node.logs('warning')
 
 
 def test_when_the_loop_ends_the_executor_serves_at_once(side, switch):
     with native_node(side, switch, 'native_ends') as (node, pub):
         recorder = DiagnosticsRecorder(side, 'native_ends/urdf_state_native_ends: robot state')
-        joint_input = node.node._input
+        joint_input = node.node.joint_input
         stamp = _served_natively(side, node, pub, time.time_ns())
         joint_input.hot_path.loop._inject_failures(wait=10**9)   # every wait fails
         ended = ('joint_states path: executor (the native loop ended: 100 waits in a row '
@@ -104,7 +104,7 @@ def test_a_failed_take_is_an_error_and_the_loop_serves_on(side, switch):
     with native_node(side, switch, 'native_take') as (node, pub):
         stamp = _served_natively(side, node, pub, time.time_ns())
         before = _health(node)
-        node.node._input.hot_path.loop._inject_failures(take=3)
+        node.node.joint_input.hot_path.loop._inject_failures(take=3)
         stamp += 1_000_000
         send_until_tf(side, pub, ['a'], [0.5], stamp)   # taken at the fourth try
         after = _health(node)
@@ -116,7 +116,7 @@ def test_a_failed_clock_read_is_one_error_and_python_serves_the_message(side, sw
     with native_node(side, switch, 'native_clock') as (node, pub):
         stamp = _served_natively(side, node, pub, time.time_ns())
         before = _health(node)
-        node.node._input.hot_path.loop._inject_failures(clock=2)
+        node.node.joint_input.hot_path.loop._inject_failures(clock=2)
         for _ in range(2):
             stamp += 1_000_000
             send_until_tf(side, pub, ['a'], [0.3], stamp)   # published by Python
@@ -129,7 +129,7 @@ def test_a_failed_publication_is_an_error_and_no_tf_published(side, switch):
     with native_node(side, switch, 'native_publish') as (node, pub):
         start = time.time_ns()
         stamp = _served_natively(side, node, pub, start)
-        node.node._input.hot_path.loop._inject_failures(publish=3)
+        node.node.joint_input.hot_path.loop._inject_failures(publish=3)
         for _ in range(3):    # each re-sent until its /tf came: 3 failed publications
             stamp += 1_000_000
             send_until_tf(side, pub, ['a'], [0.4], stamp)

@@ -81,7 +81,7 @@ def native_node(side, switch, name):
 
 def test_the_native_loop_serves_joint_states_byte_for_byte(side, switch):
     with native_node(side, switch, 'native_loop') as (node, pub):
-        joint_input = node.node._input
+        joint_input = node.node.joint_input
         assert joint_input.hot_path.sync is not None and joint_input.hot_path.running
         assert any(line.startswith('joint_states path: native loop (C) (built for rcl ')
                    for line in node.logs('info')), node.logs('info')
@@ -122,7 +122,7 @@ def test_the_native_loop_serves_joint_states_byte_for_byte(side, switch):
 
 def test_clamping_in_the_native_loop_warns_once_and_counts(side, switch):
     with native_node(side, switch, 'native_clamp') as (node, pub):
-        joint_input = node.node._input
+        joint_input = node.node.joint_input
         reference = GeneralPath(TOY)
         stamp = time.time_ns()
         for k in range(30):   # 'a' beyond its limit: warned about once, then clamped natively
@@ -132,7 +132,7 @@ def test_clamping_in_the_native_loop_warns_once_and_counts(side, switch):
             assert got == reference.payload(['a'], values, stamp), f'message {k}'
         with joint_input.lock:
             counts = joint_input.hot_path.sync.counts()
-            plans = node.node._loaded.plans
+            plans = node.node.description.loaded.plans
             assert plans.clamps >= 20 and set(plans.last_clamped) == {'a'}, (plans.clamps, counts)
         warnings = [line for line in node.logs('warning') if "Joint 'a' is beyond" in line]
         assert len(warnings) == 1, warnings
@@ -142,7 +142,7 @@ def test_switched_off_the_executor_serves_and_says_why(switch):
     switch.setenv('URDF_STATE_NATIVE', 'off')
     node = NodeUnderTest('urdf_state_native_off', PARAMS, namespace='/native_off')
     try:
-        assert node.node._input.hot_path is None
+        assert node.node.joint_input.hot_path is None
         line = 'joint_states path: executor (URDF_STATE_NATIVE=off)'
         assert line in node.logs('info')
         assert node.node._health.joint_states_path == line
@@ -170,7 +170,7 @@ def test_a_failed_self_test_leaves_python_to_serve_and_says_why(side, switch):
     try:
         line = f'joint_states path: Python hot path ({status.loop_refused})'
         assert line in node.logs('info') and node.node._health.joint_states_path == line
-        hot = node.node._input.hot_path
+        hot = node.node.joint_input.hot_path
         assert type(hot) is HotPath and hot.sync is None and hot.running
         wait_until(lambda: pub.get_subscription_count() > 0, what='the node subscribing')
         stamp = time.time_ns()
@@ -258,7 +258,7 @@ def test_diagnostics_shows_the_messages_handed_to_python_by_reason(side, switch)
         truncated = joint_state_bytes(['a'], [0.1], stamp)[:30]
         sent = 5
         for _ in range(sent):   # best effort: re-sent until Python has rejected one more
-            with node.node._input.lock:
+            with node.node.joint_input.lock:
                 before = health.rejected_messages['truncated']
             wait_until(lambda: pub.publish(truncated) or _rejected(node, 'truncated') > before,
                        what='the truncated message rejected')
@@ -272,7 +272,7 @@ def test_diagnostics_shows_the_messages_handed_to_python_by_reason(side, switch)
 
 
 def _rejected(node, reason: str) -> int:
-    with node.node._input.lock:
+    with node.node.joint_input.lock:
         return node.node._health.rejected_messages[reason]
 
 

@@ -53,9 +53,9 @@ def test_a_malformed_description_message_is_dropped_and_a_good_one_still_loads(p
 
 
 def test_a_failing_parameter_change_is_refused_with_the_reason(probe, topic_node, monkeypatch):
-    def broken(params):
+    def broken(*args):
         raise RuntimeError('boom')
-    monkeypatch.setattr(topic_node.node, '_apply', broken)
+    monkeypatch.setattr(topic_node.node.description, 'apply', broken)
     result, = probe.set_parameters(topic_node.name, frame_prefix='x/')
     assert not result.successful
     assert result.reason == 'internal error while applying the change: RuntimeError: boom'

@@ -163,10 +163,10 @@ def test_hot_path_tf_equals_the_general_path_byte_for_byte(side, robot, hot):
         'robot_description': description, 'publish_frequency': 0.0, 'ignore_timestamp': True},
         namespace=ns, hot_path=hot)
     try:
-        hot_path = node.node._input.hot_path
+        hot_path = node.node.joint_input.hot_path
         assert (hot_path is not None and hot_path.running) if hot else hot_path is None
         # the hot path's subscription is the extension's; the executor's is rclpy's
-        assert (node.node._input.subscription in list(node.node.subscriptions)) != hot
+        assert (node.node.joint_input.subscription in list(node.node.subscriptions)) != hot
         pub = side.node.create_publisher(JointState, f'{ns}/joint_states', 100)
         wait_until(lambda: pub.get_subscription_count() > 0, what='the node subscribing')
         reference = GeneralPath(description)
@@ -201,7 +201,7 @@ def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side, model_a)
     node = NodeUnderTest('urdf_state_swap', {
         'robot_description': model_a, 'publish_frequency': 0.0, 'ignore_timestamp': True},
         namespace='/swap')
-    hot = node.node._input.hot_path
+    hot = node.node.joint_input.hot_path
     native = hot is not None and hot.sync is not None and model_a is REVOLUTE
     stop = threading.Event()
     sent: dict[int, np.ndarray] = {}
@@ -260,7 +260,7 @@ def test_a_model_swap_during_a_1khz_stream_never_mixes_two_models(side, model_a)
 
 def _served(node) -> int:
     """Messages the node's native loop served itself so far (0 on the Python path)."""
-    with node.node._input.lock:
+    with node.node.joint_input.lock:
         return node.node._health.native_loop_served
 
 
@@ -269,13 +269,13 @@ def test_a_message_that_fails_is_counted_logged_once_and_the_thread_goes_on(side
         'robot_description': TOY, 'publish_frequency': 0.0, 'ignore_timestamp': True},
         namespace='/bad')
     try:
-        hot = node.node._input.hot_path
+        hot = node.node.joint_input.hot_path
         dropped = node.node._health.rejected_messages   # reason -> count (/diagnostics)
         pub = side.node.create_publisher(JointState, '/bad/joint_states', 100)
         wait_until(lambda: pub.get_subscription_count() > 0, what='the node subscribing')
         # Whatever the decoder's policy on bad input, a handler that raises must cost
         # that message only: the reader fails on the next five messages.
-        reader = node.node._input._reader
+        reader = node.node.joint_input._reader
         real_read, failing = reader.read, [5]
 
         class Failing:
@@ -286,7 +286,7 @@ def test_a_message_that_fails_is_counted_logged_once_and_the_thread_goes_on(side
                     raise RuntimeError('injected failure')
                 return real_read(data)
 
-        node.node._input._reader = Failing()
+        node.node.joint_input._reader = Failing()
         deadline = time.monotonic() + 15.0
         while dropped[INTERNAL_ERROR] < 5:                  # (the first may precede matching)
             assert time.monotonic() < deadline, f'{dropped} failed messages counted'
@@ -356,7 +356,7 @@ def test_a_settings_swap_adopts_the_joint_values_between_two_messages(side):
     node = NodeUnderTest('urdf_state_adopt', {
         'robot_description': REVOLUTE, 'publish_frequency': 0.0, 'ignore_timestamp': True},
         namespace='/adopt')
-    joint_input = node.node._input
+    joint_input = node.node.joint_input
     interleaved = []
 
     class Interleaving(set):
@@ -380,12 +380,12 @@ def test_a_settings_swap_adopts_the_joint_values_between_two_messages(side):
 
     try:
         joint_input.on_raw(joint_state_bytes(['a'], [0.25], time.time_ns()))
-        old = node.node._loaded.merger
+        old = node.node.description.loaded.merger
         old._received = Interleaving(old._received)
         results = side.set_parameters(node.name, use_smallest_joint_limits=True)
         assert [r.successful for r in results] == [True], [r.reason for r in results]
         assert not interleaved, 'a JointState was handled in the middle of the adopt'
-        new = node.node._loaded.merger
+        new = node.node.description.loaded.merger
         assert new is not old
         index = node.node.kinematics.variable_index
         assert new.q[index['a']] == 0.25 and new.q[index['b']] == 0.0

@@ -187,7 +187,7 @@ def test_two_sources_merge(probe, toy):
     probe.publish_joint_state(['a'], [0.4], t0)
     probe.publish_joint_state(['b'], [1.5], t0 + MS, topic='joint_states')
     probe.wait_tf_stamp(t0 + MS, since)
-    merger = node._loaded.merger
+    merger = node.description.loaded.merger
     index = node.kinematics.variable_index
     assert merger.q[index['a']] == 0.4 and merger.q[index['b']] == 1.5
     got = probe.tf_since(since)

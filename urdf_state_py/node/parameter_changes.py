@@ -13,10 +13,10 @@
 # limitations under the License.
 
 """
-Run-time parameter changes of :class:`~.state_publisher.UrdfStateNode` (``ros2 param set``).
+Run-time parameter changes of a node (``ros2 param set``).
 
-A mixin of the node, as its state is the node's. A batch is validated whole
-(every rule, and a new description built) before anything changes, then applied
+A batch is validated whole (every rule, and a new description built) before
+anything changes, then put in effect by :class:`~.robot_description.RobotDescription`
 under the JointState lock, between two JointStates; what it announces is
 published after the lock is released. A refused batch leaves no trace.
 An SRDF from the ``robot_description_semantic`` topic is applied the same way.
@@ -24,7 +24,7 @@ An SRDF from the ``robot_description_semantic`` topic is applied the same way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rcl_interfaces.msg import SetParametersResult
@@ -32,43 +32,65 @@ from rclpy.parameter import Parameter
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.parsers.xacro_sandbox import arg_value_problem, TRUSTED
 
-from .description_loader import Loaded, Source
+from .description_loader import DescriptionLoader, Loaded, Source
 from .guards import INTERNAL_ERROR
+from .health import Health
 from .joint_state_publisher.joint_settings import is_joint_parameter
-from .params import FILE_ROOTS
-from .semantic import SemanticSetting
+from .joint_state_publisher.sources import SourceInput
+from .params import FILE_ROOTS, ParamSpec
+from .robot_description import RobotDescription
+from .semantic import SemanticInput, SemanticSetting
+from .tf_path.joint_state_input import JointStateInput
 
-__all__ = ['ParameterChangesMixin']
+__all__ = ['ParameterChanges']
 
 
-class ParameterChangesMixin:
-    """The node's on-set-parameters callback (see the module docstring)."""
+class ParameterChanges:
+    """
+    The node's on-set-parameters callback and its SRDF-topic changes.
 
-    def _on_semantic_topic(self, setting: SemanticSetting) -> None:
+    ``specs``: the node's parameters and their rules; ``option_params``: the parsers'
+    own parameters (see :class:`~.robot_description.RobotDescription`); ``sources``:
+    the source_list input, if any.
+    """
+
+    def __init__(self, description: RobotDescription, joint_input: JointStateInput,
+                 sources: SourceInput | None, semantic: SemanticInput,
+                 loader: DescriptionLoader, specs: Mapping[str, ParamSpec],
+                 option_params: Mapping[str, tuple[str, str]], health: Health,
+                 now_ns: Callable[[], int], logger: Any) -> None:
+        """Keep the parts a change reads or writes."""
+        self._description, self._input, self._sources = description, joint_input, sources
+        self._semantic, self._loader = semantic, loader
+        self._specs, self._option_params = specs, option_params
+        self._health, self._now_ns, self._logger = health, now_ns, logger
+
+    def on_semantic_topic(self, setting: SemanticSetting) -> None:
         """Apply an SRDF from the topic that fits the model, as a parameter change is."""
-        with self._lock:
-            cfg = dict(self._cfg, semantic=setting)
-            loaded = self._loaded
+        description = self._description
+        with description.lock:
+            cfg = dict(description.cfg, semantic=setting)
+            loaded = description.loaded
             new_loaded = None if loaded is None or loaded.parsed is None else \
                 self._loader.assemble(loaded.source, loaded.description, loaded.parser,
                                       loaded.parsed, cfg)
             with self._input.lock:
                 if new_loaded is not None:
                     new_loaded.merger.adopt(loaded.merger)
-                announce = self._commit(cfg, {'semantic'}, self._source, new_loaded)
+                announce = self._commit(cfg, {'semantic'}, description.source, new_loaded)
             if announce is not None:
                 announce()
 
-    def _on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
+    def on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
         """Run on the parameter services' thread (see param_services), never on the executor's."""
-        with self._lock:
+        with self._description.lock:
             try:
                 self._apply(params)
             except _Rejected as rejected:
                 return SetParametersResult(successful=False, reason=str(rejected))
             except Exception as exc:  # noqa: BLE001 (a bug must not end the parameter services)
                 reason = f'internal error while applying the change: {type(exc).__name__}: {exc}'
-                self.get_logger().error(reason)
+                self._logger.error(reason)
                 self._health.reject_message(INTERNAL_ERROR, f'set_parameters: {reason}',
                                             self._now_ns())
                 return SetParametersResult(successful=False, reason=reason)
@@ -97,7 +119,8 @@ class ParameterChangesMixin:
 
     def _apply(self, params: list[Parameter]) -> None:
         """Validate the whole batch, then apply it; raises _Rejected naming the problem."""
-        cfg = dict(self._cfg)
+        description = self._description
+        cfg = dict(description.cfg)
         changed = set()
         joint_updates = {}
         for param in params:
@@ -133,13 +156,13 @@ class ParameterChangesMixin:
         if not changed:
             return
         reshaped = changed & _JOINT_SETTINGS
-        loaded = self._loaded
+        loaded = description.loaded
         if reshaped and loaded is not None and loaded.parsed is not None:
             problem = cfg['joint_settings'].problem(loaded.parsed, cfg)
             if problem:
                 raise _Rejected(problem)
         new_loaded = adopted = None
-        source = self._source
+        source = description.source
         if changed & ({'robot_description', 'parser'} | set(self._option_params)):
             if 'robot_description' in changed:
                 if not cfg['robot_description'].strip():
@@ -149,10 +172,10 @@ class ParameterChangesMixin:
                 source = Source(cfg['robot_description'], trusted=False)
             if source is not None and source.text.strip():
                 try:
-                    new_loaded = self._build(source, cfg)
+                    new_loaded = description.build(source, cfg)
                 except DescriptionError as err:
                     raise _Rejected(self._loader.rejected(
-                        'a parameter change', err, keeping=self._loaded is not None)) from None
+                        'a parameter change', err, keeping=loaded is not None)) from None
         elif reshaped - {'integrate_velocity'} and loaded is not None and \
                 loaded.parsed is not None:
             new_loaded = self._loader.assemble(loaded.source, loaded.description, loaded.parser,
@@ -167,40 +190,10 @@ class ParameterChangesMixin:
 
     def _commit(self, cfg: dict[str, Any], changed: set[str], source: Source | None,
                 new_loaded: Loaded | None) -> Callable[[], None] | None:
-        """
-        Apply a validated batch of parameters (under the JointState lock).
-
-        Return what to publish once the lock is released, if anything.
-        """
-        self._cfg = cfg
-        self._source = source
-        if 'publish_default_positions' in changed:
-            self._update_defaults_timer()
+        """Put a validated batch in effect (under the JointState lock); what to announce."""
         if 'rate' in changed and self._sources is not None:
             self._sources.set_rate(cfg['rate'])
-        if new_loaded is not None:
-            self._swap(new_loaded)
-            return lambda: self._announce(new_loaded)
-        loaded = self._loaded
-        if loaded is None:
-            return None
-        throttle = loaded.merger.throttle
-        throttle.frequency = cfg['publish_frequency']
-        throttle.ignore_timestamp = cfg['ignore_timestamp']
-        republish = 'frame_prefix' in changed or (
-            'publish_default_positions' in changed and cfg['publish_default_positions'])
-        announce = None
-        if republish:
-            # Fresh /tf buffers (and frame ids): written here, then swapped in.
-            loaded = loaded.with_prefix(cfg['frame_prefix'])
-            if cfg['publish_default_positions']:
-                self._publish_defaults(loaded)
-            self._loaded = loaded
-            if 'frame_prefix' in changed:
-                announce = lambda: self._publish_static(loaded)  # noqa: E731 - run unlocked
-        if 'ignore_limits' in changed:
-            loaded.clamp_warned.reset()
-        return announce
+        return self._description.apply(cfg, changed, source, new_loaded)
 
 
 #: Settings that shape the model or its defaults (checked against it, see joint_settings).

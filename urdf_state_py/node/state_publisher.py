@@ -40,7 +40,6 @@ Parameters: see :data:`urdf_state_py.node.params.PARAMETERS` and the README.
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from rclpy.node import Node
@@ -50,21 +49,21 @@ from urdf_state_py.core import parsers as _parsers
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Model
 
-from .description_loader import DescriptionLoader, Loaded, LOADER_PARAMETERS, Source
+from .description_loader import DescriptionLoader, LOADER_PARAMETERS, Source
 from .diagnostics import DiagnosticsBoard, RobotStatus
 from .guards import CallbackGuard
 from .health import Health
 from .joint_state_publisher.joint_settings import declare_joint_parameters
 from .joint_state_publisher.sources import source_topics, SourceInput
 from .param_services import ParameterServices
-from .parameter_changes import ParameterChangesMixin
+from .parameter_changes import ParameterChanges
 from .params import declare_spec, node_parameters, PARAMETERS, start_up_parameters
 from .process.address_space import limit_address_space
 from .process.runtime import Runtime
 from .process.shutdown_signals import shutdown_requested
 from .process.spin import make_executor, spin_until_shutdown
-from .qos import DESCRIPTION_QOS, quiet_publisher_events, TF_QOS, TF_STATIC_QOS
-from .robot_description import RobotDescriptionMixin
+from .qos import DESCRIPTION_QOS, quiet_publisher_events, TF_QOS
+from .robot_description import RobotDescription
 from .semantic import SEMANTIC_PARAMETERS, SemanticInput
 from .tf_path.joint_state_input import JointStateInput
 
@@ -73,12 +72,13 @@ __all__ = ['UrdfStateNode', 'main', 'PARAMETERS', 'NODE_NAME']  # PARAMETERS: re
 NODE_NAME = 'urdf_state'
 
 
-class UrdfStateNode(ParameterChangesMixin, RobotDescriptionMixin, Node):
+class UrdfStateNode(Node):
     """
     robot_state_publisher's interface in Python; ``**kwargs`` go to :class:`rclpy.node.Node`.
 
-    Its description's loading and announcing is :mod:`.robot_description`'s, its
-    run-time parameter changes :mod:`.parameter_changes`'; this class builds the rest.
+    Its description in effect is a :class:`~.robot_description.RobotDescription`, its
+    run-time parameter changes a :class:`~.parameter_changes.ParameterChanges`; this
+    class builds them and the rest.
     """
 
     def __init__(self, node_name: str = NODE_NAME, *, registry=None,
@@ -116,33 +116,29 @@ class UrdfStateNode(ParameterChangesMixin, RobotDescriptionMixin, Node):
                 trusted_start: bool, require_model: bool) -> None:
         """Everything after rclpy's Node: parameters, topics, threads, the start-up model."""
         self._registry = registry if registry is not None else _parsers.default_registry()
-        self._lock = threading.RLock()
-        self._loaded: Loaded | None = None
-        self._source: Source | None = None   # the description in effect (or being waited on)
         clock = self.get_clock().handle      # rcl clock: get_now() in every release
         self._now_ns = lambda: clock.get_now().nanoseconds
         self._health = Health()
         self._guard = CallbackGuard(self.get_logger, self._health, self._now_ns)
 
         # -- parameters (start-up values obey the run-time rules: see params.py) ------
-        self._specs = node_parameters(self._registry, LOADER_PARAMETERS + SEMANTIC_PARAMETERS)
-        self._use_topic = bool(declare_spec(self, self._specs['use_robot_description_topic'],
-                                            self._start_up))
+        specs = node_parameters(self._registry, LOADER_PARAMETERS + SEMANTIC_PARAMETERS)
+        use_topic = bool(declare_spec(self, specs['use_robot_description_topic'],
+                                      self._start_up))
         cfg: dict[str, Any] = {}
-        for name, spec in self._specs.items():
+        for name, spec in specs.items():
             if name == 'use_robot_description_topic' or (
-                    name == 'robot_description' and self._use_topic):
+                    name == 'robot_description' and use_topic):
                 continue
             cfg[name] = declare_spec(self, spec, self._start_up)
-        self._option_params: dict[str, tuple[str, str]] = {
+        option_params: dict[str, tuple[str, str]] = {
             f'{p.name}.{o.name}': (p.name, o.name) for p in self._registry for o in p.options}
         cfg['joint_settings'] = declare_joint_parameters(self, self._start_up)  # zeros.* ...
-        self._cfg = cfg
         self._loader = DescriptionLoader(self._registry, cfg, self.get_logger(),
                                          self._runtime.parsers)
         self._loader.on_rejected = lambda kind, reason: self._health.reject_description(
             kind, f'robot_description: {reason}', self._now_ns())
-        startup_text = '' if self._use_topic else cfg['robot_description']
+        startup_text = '' if use_topic else cfg['robot_description']
         # The start-up parse does not wait for a process to start (plain URDF: parsed
         # here, the worker started after it so as not to compete for the CPU; else
         # trusted: its process is replaced after it), nor does the next one.
@@ -151,25 +147,23 @@ class UrdfStateNode(ParameterChangesMixin, RobotDescriptionMixin, Node):
         if not here or cfg['robot_description_semantic'].strip():
             self._loader.prestart(trusted_first=trusted_start and bool(startup_text.strip())
                                   and not here)
-        self._semantic = SemanticInput(self, self._loader, self._guard,
-                                       lambda: self._loaded and self._loaded.parsed,
-                                       lambda: self._cfg['robot_description_semantic'],
-                                       self._on_semantic_topic, self._health, self._now_ns)
-        cfg['semantic'] = self._semantic.startup(cfg['robot_description_semantic'])
 
         # -- topics ------------------------------------------------------------
         events = quiet_publisher_events()
-        self._tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS, event_callbacks=events)
-        self._tf_static_pub = self.create_publisher(TFMessage, '/tf_static', TF_STATIC_QOS,
-                                                    event_callbacks=events)
-        self._description_pub = None
-        if not self._use_topic:
-            self._description_pub = self.create_publisher(String, 'robot_description',
-                                                          DESCRIPTION_QOS, event_callbacks=events)
+        tf_pub = self.create_publisher(TFMessage, '/tf', TF_QOS, event_callbacks=events)
+        self._description = description = RobotDescription(
+            self, self._loader, cfg, health=self._health, guard=self._guard,
+            now_ns=self._now_ns, option_params=option_params, publish_description=not use_topic,
+            events=events)
+        # (on_topic: called from the loader thread, once the node is built)
+        semantic = SemanticInput(self, self._loader, self._guard, description.parsed,
+                                 lambda: description.cfg['robot_description_semantic'],
+                                 lambda setting: self._changes.on_semantic_topic(setting),
+                                 self._health, self._now_ns)
+        cfg['semantic'] = semantic.startup(cfg['robot_description_semantic'])   # in effect
         # The start-up model goes out before the rest is built (the JointState input's
         # native self-test among it): its /tf_static is what listeners wait for.
-        self._input: JointStateInput | None = None
-        self._load_start_up(startup, require_model)
+        description.load_start_up(startup, use_topic, require_model)
         self._loader.prestart()   # (started already unless the start-up parse was here)
         # joint_states -> /tf, on a thread of its own where possible (joint_state_input);
         # with source_list: the listed topics -> /tf and joint_states (sources).
@@ -181,39 +175,42 @@ class UrdfStateNode(ParameterChangesMixin, RobotDescriptionMixin, Node):
                                       'reading joint_states, publishing no joint states')
         # integrate_velocity without source_list: joint_states through the merging path.
         integrate_plain = not topics and bool(cfg['integrate_velocity'])
-        current = lambda: (self._loaded, self._cfg)   # noqa: E731 - read on every JointState
-        self._input = JointStateInput(self, self._tf_pub, current, self._guard, self._health,
-                                      hot_path=hot_path, subscribe=not topics and not
-                                      integrate_plain)
+        self._input = JointStateInput(self, tf_pub, description.current, self._guard,
+                                      self._health, hot_path=hot_path,
+                                      subscribe=not topics and not integrate_plain)
+        description.attach(self._input)
         self._sources = None
         if topics or integrate_plain:
             self._sources = SourceInput(
                 self, topics or [('joint_states', self.resolve_topic_name('joint_states'))],
                 self._input,
-                current, self._guard, hot_path=hot_path, output=not integrate_plain)
+                description.current, self._guard, hot_path=hot_path, output=not integrate_plain)
         # raw: a malformed description payload fails in our guard, not inside rclpy.
         self._description_sub = None
-        if self._use_topic:
+        if use_topic:
             self._description_sub = self.create_subscription(
-                String, 'robot_description',
-                self._guard.wrap(self._description_topic(), self._on_description_raw),
+                String, 'robot_description', self._guard.wrap(description.topic(),
+                                                              description.on_raw),
                 DESCRIPTION_QOS, raw=True)
         # /diagnostics: the process's board (the container's), else one of this node's own.
         self._status = RobotStatus(
-            self, self._health, self._guard, self._now_ns, loaded=lambda: self._loaded,
-            joint_input=self._input, stale_after_s=lambda: self._cfg['diagnostics.stale_after'])
+            self, self._health, self._guard, self._now_ns, loaded=lambda: description.loaded,
+            joint_input=self._input,
+            stale_after_s=lambda: description.cfg['diagnostics.stale_after'])
         self._own_board = None if self._runtime.diagnostics is not None else \
             DiagnosticsBoard(self, self._runtime.ticker, self._guard, events)
         self._board = self._own_board if self._own_board is not None \
             else self._runtime.diagnostics
         self._board.add(self._status)
-        self._defaults_timer = None
-        self._update_defaults_timer()
-        self.add_on_set_parameters_callback(self._on_set_parameters)
+        description.update_defaults_timer()
+        self._changes = ParameterChanges(description, self._input, self._sources, semantic,
+                                         self._loader, specs, option_params, self._health,
+                                         self._now_ns, self.get_logger())
+        self.add_on_set_parameters_callback(self._changes.on_set_parameters)
         self._parameter_services = None
 
-        if self._loaded is not None and cfg['publish_default_positions']:
-            self._publish_defaults(self._loaded)   # now that the JointState input exists
+        if description.loaded is not None and cfg['publish_default_positions']:
+            description.publish_defaults(description.loaded)   # now that the input exists
         self._input.start()
         if self._sources is not None:
             self._sources.start(cfg['rate'])
@@ -258,15 +255,25 @@ class UrdfStateNode(ParameterChangesMixin, RobotDescriptionMixin, Node):
     # -- public helpers -----------------------------------------------------------
 
     @property
+    def description(self) -> RobotDescription:
+        """Return the robot description in effect (its model, settings and lock)."""
+        return self._description
+
+    @property
+    def joint_input(self) -> JointStateInput:
+        """Return the JointState input: joint_states (or the sources' merge) -> /tf."""
+        return self._input
+
+    @property
     def model(self) -> Model | None:
         """Return the current model, or None while waiting for a description."""
-        loaded = self._loaded
+        loaded = self._description.loaded
         return loaded.model if loaded else None
 
     @property
     def kinematics(self) -> Kinematics | None:
         """Return the current kinematics, or None while waiting for a description."""
-        loaded = self._loaded
+        loaded = self._description.loaded
         return loaded.kinematics if loaded else None
 
 
