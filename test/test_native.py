@@ -222,8 +222,12 @@ def test_the_self_test_passes_and_a_failing_one_refuses_the_loop(fresh_status, m
     passed = native.status()
     assert passed.loop_refused is None and passed.reason.endswith('; self-test passed')
     native.status.cache_clear()
-    fresh_status.setattr(native_selftest, '_specification',
-                         lambda *args, **kwargs: b'not what the plan publishes')
+    real, calls = native_selftest._specification, []
+
+    def wrong_first(*args):   # the first /tf the specification gives, then the true ones
+        calls.append(args)
+        return b'not what the plan publishes' if len(calls) == 1 else real(*args)
+    fresh_status.setattr(native_selftest, '_specification', wrong_first)
     refused = native.status()
     assert refused.module is not None
     assert refused.loop_refused.startswith('the native loop failed its self-test: message 1 of ')

@@ -65,7 +65,7 @@ twin = NativeTwin(module, load_model(TOY), 0.0)
 _data = _payload(('j1', 'j2'), (0.1, 0.2), 5 * 10**9)  # newer than the twin's: published
 for k in range(3):                               # the route of this name list
     twin.step(_payload(('j1', 'j2'), (0.1, 0.2), 10**9 + k), 2 * 10**9 + k, False)
-plans = twin.sides[1][2]
+plans = twin.sides[1].plans
 plans.installable(False).native = None             # not the plan cached: its arguments
 _kwargs = plans.plan(SimpleNamespace(Plan=lambda **kw: kw), False)[1]
 loop = module.Loop()
@@ -136,9 +136,9 @@ def test_a_refused_install_leaves_the_loop_without_a_plan(module):
     for k in range(3):
         twin.step(_payload(names, (0.1, 0.2), NS + k), 2 * NS + k, False)
     assert twin.native_hits >= 1 and twin.sync._installed is not None
-    merger = twin.sides[1][0]
+    merger = twin.sides[1].merger
     with twin.lock:   # a state install cannot take: refused as the lock is released
-        merger.throttle._last_now = 2**70
+        merger.throttle.set_loop_state(2**70, merger.throttle.loop_state()[1])
     assert [type(err) for err in recorded] == [OverflowError], recorded
     assert twin.sync._installed is None
     loop = twin.sync.loop
@@ -163,7 +163,7 @@ def test_a_plan_keeps_no_rounding_probe(module):
     twin = NativeTwin(module, load_model(chain(32)), 0.0)
     for k in range(3):   # the general path, then the route of this name list
         twin.step(_payload(names, np.zeros(32), NS + k), 2 * NS + k, False)
-    plans = twin.sides[1][2]
+    plans = twin.sides[1].plans
     plans.installable(False).native = None   # not the plan cached: its arguments
     kwargs = plans.plan(SimpleNamespace(Plan=lambda **kw: kw), False)[1]
     process = psutil.Process()

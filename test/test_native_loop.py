@@ -29,7 +29,6 @@ messages it served that the general path clamped. The loop over DDS is
 tested in test_native_node.py.
 """
 import os
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -80,9 +79,8 @@ class NativeTwin(Twin):
 
     def __init__(self, module, model, frequency):
         super().__init__(model, frequency)
-        merger, _, plans = self.sides[1]
         self.cfg = {'publish_default_positions': False, 'ignore_limits': False}
-        loaded = SimpleNamespace(plans=plans, merger=merger)
+        loaded = self.sides[1]
         self.health = Health()
         self.last_tf_ns = 0
         self.sync = LoopSync(module, lambda: (loaded, self.cfg), self.health, self, _Errors())
@@ -135,11 +133,11 @@ class NativeTwin(Twin):
         return got
 
     def check_state(self):
-        (m0, _, p0), (m1, _, p1) = self.sides
+        (m0, p0), (m1, p1) = ((side.merger, side.plans) for side in self.sides)
         np.testing.assert_array_equal(m0.q, m1.q)
         np.testing.assert_array_equal(m0.seen_ns, m1.seen_ns)
-        np.testing.assert_array_equal(m0.throttle._last, m1.throttle._last)
-        assert m0.throttle._last_now == m1.throttle._last_now
+        np.testing.assert_array_equal(m0.throttle.last_stamps, m1.throttle.last_stamps)
+        assert m0.throttle.loop_state()[0] == m1.throttle.loop_state()[0]
         assert p0.clean == p1.clean
         published, throttled = self.native_clamps   # a throttled message may clamp first
         assert published <= p1.clamps <= published + throttled, (p1.clamps, self.native_clamps)
@@ -257,7 +255,7 @@ def test_a_zero_of_the_other_sign_at_a_limit_is_no_clamp(module):
     for k in range(20):
         twin.step(_payload(names, [-0.0] * 16, NS + k), 2 * NS + k, False)
     assert twin.native_hits >= 15
-    plans = twin.sides[1][2]
+    plans = twin.sides[1].plans
     assert plans.clamps == 0 and plans.last_clamped == [], (plans.clamps, plans.last_clamped)
 
 
@@ -275,6 +273,6 @@ def test_h1_2_in_limit_inputs_are_served_once_the_clamped_mimics_were_warned(mod
     twin = run(module, model, list(model.active_joint_names), 5, n=300, margin=0.0,
                nan_rate=0.0)
     assert twin.native_hits >= 250, (twin.native_hits, twin.handed)   # the rest: time back,
-    plans = twin.sides[1][2]                                          # ignore_limits flips
+    plans = twin.sides[1].plans                                          # ignore_limits flips
     assert plans.clamps >= 30 and set(plans.last_clamped) <= set(model.mimic_joint_names), \
         (plans.clamps, plans.last_clamped)

@@ -22,6 +22,8 @@ ignored), with the rows never warned about, the frame prefix of their /tf, and a
 cache of bounded memory. ``Twin`` and the robots here are shared with the native
 tests.
 """
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -34,6 +36,8 @@ from urdf_state_py.core.parsers import load_model  # noqa: E402 - after importor
 from urdf_state_py.node.tf_path import native_plan  # noqa: E402 - after importorskip
 from urdf_state_py.node.tf_path.joint_state_merger import (  # noqa: E402 - after importorskip
     JointStateMerger)
+from urdf_state_py.node.tf_path.joint_state_step import (  # noqa: E402 - after importorskip
+    joint_state_step)
 from urdf_state_py.node.tf_path.native_plan import NativePlans  # noqa: E402
 from urdf_state_py.node.tf_path.tf_publishing import (  # noqa: E402 - after importorskip
     MovingTransforms)
@@ -61,9 +65,9 @@ TOY = """<robot name="toy">
 
 class Twin:
     """
-    Two copies of the node's per-model state (``sides``: merger, moving, plans).
+    Two copies of the node's per-model state (``sides``: merger, kinematics, moving, plans).
 
-    Each is served by :meth:`general`, the node's general path -- the specification
+    Each is served by :meth:`general`, the node's JointState step -- the specification
     of the native loop's plans.
     """
 
@@ -74,7 +78,8 @@ class Twin:
             merger = JointStateMerger(model, self.kin.variable_index,
                                       self.kin.default_positions(), frequency=frequency)
             moving = MovingTransforms(self.kin, prefix)
-            self.sides.append((merger, moving, NativePlans(merger, self.kin, moving)))
+            self.sides.append(SimpleNamespace(merger=merger, kinematics=self.kin, moving=moving,
+                                              plans=NativePlans(merger, self.kin, moving)))
 
     def general(self, side, names, positions, sec, nanosec, now_ns, ignore_limits):
         """
@@ -82,14 +87,11 @@ class Twin:
 
         ``sec``/``nanosec``: the message's stamp as sent (a nanosec over 1e9 included).
         """
-        merger, moving, plans = side
-        plans.last_names = names
-        update = merger.update(names, positions, sec * NS + nanosec, now_ns)
-        if not (update.publish and update.joints):
-            return None, update.warnings
-        q_eff, clamped = self.kin.resolve(merger.q, ignore_limits)
-        plans.resolved(clamped, ignore_limits)
-        return moving.payload_at(update.joints, q_eff, sec, nanosec), (update.warnings, clamped)
+        step = joint_state_step(side, names, positions, sec, nanosec, now_ns,
+                                ignore_limits=ignore_limits)
+        if step.payload is None:
+            return None, step.update.warnings
+        return step.payload, (step.update.warnings, step.clamped)
 
 
 def bounds_of(model, names):
@@ -111,12 +113,12 @@ def _served(twin, names, values, k, ignore_limits=False):
     """Send one message through side 0's general path; return its plans."""
     twin.general(twin.sides[0], tuple(names), np.array(values, dtype=float), k, 0, k * NS,
                  ignore_limits)
-    return twin.sides[0][2]
+    return twin.sides[0].plans
 
 
 def test_a_route_needs_a_settled_name_list_and_a_clean_state(toy):
     twin = Twin(toy, 0.0)
-    plans = twin.sides[0][2]
+    plans = twin.sides[0].plans
     assert plans.installable(False) is None              # nothing served yet
     names = ('j2', 'nope', 'j1', 'j3')
     plans = _served(twin, names, [0.2, 9.0, 0.1, 0.3], 1)
@@ -151,7 +153,7 @@ def test_rows_warned_about_are_marked_for_the_plan(toy):
     route = _served(twin, names, [0.1, 0.2], 1).installable(False)
     assert route.unwarned.all()
     _served(twin, names, [0.8, 0.2], 2)                  # j3 = 2 * 0.8 + 0.1 > 1.5: warned
-    route = twin.sides[0][2].installable(False)
+    route = twin.sides[0].plans.installable(False)
     assert dict(zip(route.row_names, route.unwarned.tolist())) == {
         'j1': True, 'j2': True, 'j3': False, 'j4': True}
 
@@ -162,10 +164,11 @@ def test_a_prefix_change_takes_new_plans_over_the_same_state(toy):
     twin = Twin(toy, 0.0)
     names = ('j1', 'j2')
     old = _served(twin, names, [0.1, 0.2], 1)
-    merger = twin.sides[0][0]
+    merger = twin.sides[0].merger
     moving = MovingTransforms(twin.kin, 'other/')
-    twin.sides[0] = (merger, moving, NativePlans(merger, twin.kin, moving))
-    plans = twin.sides[0][2]
+    twin.sides[0] = SimpleNamespace(merger=merger, kinematics=twin.kin, moving=moving,
+                                    plans=NativePlans(merger, twin.kin, moving))
+    plans = twin.sides[0].plans
     assert plans.installable(False) is None              # not clean until the general path ran
     route = _served(twin, names, [0.1, 0.3], 2).installable(False)
     assert b'other/a' in route.template and b'p/a' not in route.template
@@ -196,7 +199,7 @@ def test_the_route_cache_of_a_large_robot_stays_within_its_memory_budget():
     twin = Twin(load_model(chain(200)), 0.0)
     rng = np.random.default_rng(1)
     names = [f'j{i}' for i in range(200)]
-    plans = twin.sides[0][2]
+    plans = twin.sides[0].plans
     peak = 0
     for k in range(64):
         _served(twin, rng.permutation(names), np.zeros(200), k + 1)

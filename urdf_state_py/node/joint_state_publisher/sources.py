@@ -210,8 +210,8 @@ class SourceInput:
             else:
                 state.integrator.positions(names, positions, velocities, stamp_ns,
                                            loaded.merger.q)
-            q_eff = self._input._on_fields(loaded, cfg, merged_names, merged_positions, sec,
-                                           nanosec, now_ns, topic)
+            q_eff = self._input.on_fields(loaded, cfg, merged_names, merged_positions, sec,
+                                          nanosec, now_ns, topic)
             if q_eff is not None:
                 self._publish(state, q_eff, sec, nanosec, now_ns)
         except MalformedJointState as err:

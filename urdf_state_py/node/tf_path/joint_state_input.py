@@ -48,6 +48,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 from rclpy.qos import qos_profile_sensor_data
 from rclpy.qos_overriding_options import QoSOverridingOptions
 from sensor_msgs.msg import JointState
@@ -55,6 +56,7 @@ from sensor_msgs.msg import JointState
 from .hot_path import hot_path_requested, HotPath, MessageErrors
 from .hot_path import unavailable_reason as hot_unavailable_reason
 from .joint_state_cdr import MalformedJointState
+from .joint_state_step import joint_state_step, Step, tf_step
 from .native import joint_state_reader
 from .native import status as native_status
 from .native_loop import LoopSync, PausingLock
@@ -194,22 +196,23 @@ class JointStateInput:
             try:
                 self._reader.max_names = loaded.merger.max_names
                 names, positions, sec, nanosec = self._reader.read(data)
-                loaded.plans.last_names = names   # the native loop's next plan, if any
-                self._on_fields(loaded, cfg, names, positions, sec, nanosec, now_ns)
+                self.on_fields(loaded, cfg, names, positions, sec, nanosec, now_ns)
             except MalformedJointState as err:
                 self._guard.report(self._topic, err.reason, str(err))
             except Exception as err:  # no message may end the node
                 self._guard.report(self._topic, INTERNAL_ERROR, f'{type(err).__name__}: {err}')
 
-    def _on_fields(self, loaded, cfg: Mapping[str, Any], names, positions, sec: int,
-                   nanosec: int, now_ns: int, topic: str | None = None):
+    def on_fields(self, loaded, cfg: Mapping[str, Any], names, positions, sec: int,
+                  nanosec: int, now_ns: int, topic: str | None = None) -> np.ndarray | None:
         """
-        Run the general path of a JointState (the specification of the native loop's plans).
+        Serve a JointState's fields (under :attr:`lock`): report and publish its step.
 
-        Returns the effective configuration published on /tf (None: nothing published).
+        Return the configuration published on /tf (None: nothing published).
         """
-        update = loaded.merger.update(names, positions, sec * _NS + nanosec, now_ns,
-                                      cfg['publish_default_positions'])
+        step = joint_state_step(loaded, names, positions, sec, nanosec, now_ns,
+                                publish_default_positions=cfg['publish_default_positions'],
+                                ignore_limits=cfg['ignore_limits'])
+        update = step.update
         for warning in update.warnings:
             self._node.get_logger().warning(warning)
         topic = topic or self._topic
@@ -221,38 +224,30 @@ class JointStateInput:
             self._health.messages_with_unknown_names += 1
             self._guard.log(topic, 'unknown names', update.ignored, now_ns)
         self._health.non_finite_values += update.non_finite
-        if update.publish and update.joints:
-            return self.publish_moving(loaded, update.joints, sec, nanosec, now_ns,
-                                       cfg['ignore_limits'])
-        return None
+        if step.payload is None:
+            return None
+        self._publish(loaded, step, now_ns)
+        return step.q
 
     # -- publishing (also the node's, under the lock) ------------------------------
-
-    def publish_moving(self, loaded, joints: tuple[str, ...], sec: int, nanosec: int,
-                       now_ns: int, ignore_limits: bool):
-        """
-        Publish ``joints`` stamped ``sec``/``nanosec``; ``now_ns``: the node clock now.
-
-        Returns the effective configuration (limits and mimic rules applied).
-        """
-        q_eff, clamped = loaded.kinematics.resolve(loaded.merger.q, ignore_limits)
-        fresh = loaded.plans.resolved(clamped, ignore_limits)
-        if len(clamped):
-            self._health.clamp(clamped, now_ns)
-        if fresh:
-            self._warn_clamped(loaded, fresh)
-        self._tf_pub.publish(loaded.moving.payload_at(joints, q_eff, sec, nanosec))
-        self.last_tf_ns = now_ns
-        self._health.tf_published += 1
-        return q_eff
 
     def publish_defaults(self, loaded, ignore_limits: bool) -> None:
         """Publish the joints that never received a state, at their defaults, stamped now."""
         pending = loaded.merger.pending_joints()
         if pending:
             now_ns = self.now_ns()
-            self.publish_moving(loaded, pending, now_ns // _NS, now_ns % _NS, now_ns,
-                                ignore_limits)
+            self._publish(loaded, tf_step(loaded, pending, now_ns // _NS, now_ns % _NS,
+                                          ignore_limits), now_ns)
+
+    def _publish(self, loaded, step: Step, now_ns: int) -> None:
+        """Publish the /tf of ``step``, counting and warning about what it clamped."""
+        if len(step.clamped):
+            self._health.clamp(step.clamped, now_ns)
+        if step.newly_clamped:
+            self._warn_clamped(loaded, step.newly_clamped)
+        self._tf_pub.publish(step.payload)
+        self.last_tf_ns = now_ns
+        self._health.tf_published += 1
 
     def _warn_clamped(self, loaded, names: list[str]) -> None:
         """Warn about joints clamped for the first time (see NativePlans.resolved)."""

@@ -169,8 +169,7 @@ class LoopSync:
         if rows is not None:
             plans.last_clamped = [route.row_names[i] for i in np.flatnonzero(np.frombuffer(
                 rows, dtype=np.uint8))]
-        merger.throttle._last_now = last_now
-        merger.throttle._writes = writes
+        merger.throttle.set_loop_state(last_now, writes)
         route.marked = marked
         plans.clean = clean
 
@@ -183,8 +182,9 @@ class LoopSync:
                 found = loaded.plans.plan(self._module, cfg['ignore_limits'])
             if found is not None:
                 (route, plan), plans, merger = found, loaded.plans, loaded.merger
-                self.loop.install(plan, int(merger.throttle._last_now),
-                                  int(merger.throttle._writes), route.marked, bool(plans.clean))
+                last_now, writes = merger.throttle.loop_state()
+                self.loop.install(plan, int(last_now), int(writes), route.marked,
+                                  bool(plans.clean))
                 self._installed = (plans, route, merger)
                 return
         except Exception as exc:  # no plan then: Python serves every message

@@ -241,8 +241,9 @@ class NativePlans:
             return None
         merger = self._merger
         throttle = merger.throttle
-        key = (ignore_limits, route.warned_generation, throttle._interval,
-               throttle.ignore_timestamp, id(merger.q), id(merger.seen_ns), id(throttle._last))
+        key = (ignore_limits, route.warned_generation, throttle.interval_ns,
+               throttle.ignore_timestamp, id(merger.q), id(merger.seen_ns),
+               id(throttle.last_stamps))
         if route.native is not None and route.native[0] == key:
             return route, route.native[1]
         (lower, upper), (own_lower, own_upper) = (route.ignored_bounds if ignore_limits
@@ -257,9 +258,9 @@ class NativePlans:
             half_gain=_float64(np.ascontiguousarray(route.half_gain, dtype=complex).view(float)),
             basis=_float64(np.ascontiguousarray(route.basis, dtype=complex).view(float)),
             rotation_at=_int64(route.rotation_at), stamp_at=_int64(route.sec_at),
-            template=route.template, interval_ns=int(throttle._interval),
+            template=route.template, interval_ns=int(throttle.interval_ns),
             ignore_timestamp=bool(throttle.ignore_timestamp), ignore_limits=bool(ignore_limits),
-            q=merger.q, seen_ns=merger.seen_ns, last=throttle._last,
+            q=merger.q, seen_ns=merger.seen_ns, last=throttle.last_stamps,
             **_rounding_probe(route.basis))
         route.native = (key, plan)
         return route, plan

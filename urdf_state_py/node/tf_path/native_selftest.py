@@ -90,9 +90,10 @@ def _run(module: ModuleType) -> str | None:
         merger = JointStateMerger(model, kin.variable_index, kin.default_positions(),
                                   frequency=0.0)
         moving = MovingTransforms(kin, '')
-        sides.append((merger, moving, NativePlans(merger, kin, moving)))
+        sides.append(SimpleNamespace(merger=merger, kinematics=kin, moving=moving,
+                                     plans=NativePlans(merger, kin, moving)))
     cfg = {'publish_default_positions': False, 'ignore_limits': False}
-    loaded = SimpleNamespace(merger=sides[1][0], plans=sides[1][2])
+    loaded = sides[1]
     holder = SimpleNamespace(last_tf_ns=0)
     sync = LoopSync(module, lambda: (loaded, cfg), Health(), holder, _Raise())
     lock = PausingLock()
@@ -108,7 +109,7 @@ def _run(module: ModuleType) -> str | None:
         msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp, _NS)
         data = serialize_message(msg)
         now = 7 * _NS + 1_000_000 * k
-        want = _specification(sides[0], kin, reader, data, now)
+        want = _specification(sides[0], reader, data, now)
         loop = sync.loop
         loop.pause()
         try:
@@ -122,33 +123,19 @@ def _run(module: ModuleType) -> str | None:
             got = None
         else:                        # handed over: the node's Python path
             with lock:
-                got = _general(sides[1], kin, reader, data, now)
+                got = _specification(sides[1], reader, data, now)
         if got != want:
             return (f'message {k + 1} of {_MESSAGES}: the native /tf differs from the Python '
                     f'specification ({result})')
     with lock:
-        if not np.array_equal(sides[0][0].q, sides[1][0].q):
+        if not np.array_equal(sides[0].merger.q, sides[1].merger.q):
             return 'the merged joint state differs from the Python specification'
     return None if served else 'the C plan served none of the messages'
 
 
-def _specification(side, kin, reader, data: bytes, now: int) -> bytes | None:
-    """Return what the node publishes for ``data``, by the definition: the general path."""
-    return _general(side, kin, reader, data, now)
+def _specification(side, reader, data: bytes, now: int) -> bytes | None:
+    """Return the /tf the node publishes for ``data``, by its specification (the step)."""
+    from .joint_state_step import joint_state_step
 
-
-def _general(side, kin, reader, data: bytes, now: int) -> bytes | None:
-    """
-    Return what the general path -- the specification -- publishes for ``data``.
-
-    The side's plans are told of the message and the resolve as the node tells them.
-    """
-    merger, moving, plans = side
     names, positions, sec, nanosec = reader.read(data)
-    plans.last_names = names
-    update = merger.update(names, positions, sec * _NS + nanosec, now)
-    if not (update.publish and update.joints):
-        return None
-    q_eff, clamped = kin.resolve(merger.q, False)
-    plans.resolved(clamped, False)
-    return moving.payload_at(update.joints, q_eff, sec, nanosec)
+    return joint_state_step(side, names, positions, sec, nanosec, now).payload

@@ -76,6 +76,24 @@ class PublishThrottle:
         self._frequency = float(value)
         self._interval = upstream_interval_ns(self._frequency)
 
+    @property
+    def interval_ns(self) -> int:
+        """Return the minimum interval between two publications of a joint (0: no limit)."""
+        return self._interval
+
+    @property
+    def last_stamps(self) -> np.ndarray:
+        """Return each variable's last published stamp (-1: never); the native loop writes it."""
+        return self._last
+
+    def loop_state(self) -> tuple[int, int]:
+        """Return the scalars the native loop carries on from: ``(last node clock, writes)``."""
+        return self._last_now, self._writes
+
+    def set_loop_state(self, last_now: int, writes: int) -> None:
+        """Take back the scalars the native loop kept while it served (see loop_state)."""
+        self._last_now, self._writes = last_now, writes
+
     def reset(self) -> None:
         """Forget every last-publish stamp."""
         self._last.fill(-1)
