@@ -111,7 +111,7 @@ def test_oversized_name_list_is_rejected_before_looking_at_it(merger):
     names = ['ja'] * 100_000
     u = merger.update(names, [0.5] * len(names), 1 * S)
     assert not u.publish and u.reason == 'oversized' and '100000 names' in u.error
-    assert value(merger, 'ja') == 0.0 and not merger._plans
+    assert value(merger, 'ja') == 0.0 and not merger._lists
 
 
 def test_stale_joints_are_the_received_ones_not_updated_for_long(merger):
@@ -221,11 +221,11 @@ def test_node_clock_going_backwards_resets():
     assert publish and 'backwards' in warning
 
 
-def test_plan_cache_reused(merger):
+def test_name_list_cache_reused(merger):
     merger.update(['ja', 'jd'], [0.1, 0.2], 1 * S)
-    plans = dict(merger._plans)
+    lists = dict(merger._lists)
     merger.update(['ja', 'jd'], [0.3, 0.4], 2 * S)
-    assert merger._plans == plans
+    assert merger._lists == lists
     assert value(merger, 'jd') == 0.4
 
 

@@ -216,18 +216,17 @@ def test_the_self_test_passes_and_a_failing_one_refuses_the_loop(fresh_status, m
     The C plan and the Python specification agree here; when they do not, the loop is
     refused (the decoder, pure C, still serves) and the reason names the self-test.
     """
-    from urdf_state_py.node.tf_path import native_selftest
     fresh_status.delenv('URDF_STATE_NATIVE', raising=False)
-    assert native_selftest.self_test_failure(module) is None
+    assert native.self_test_failure(module) is None
     passed = native.status()
     assert passed.loop_refused is None and passed.reason.endswith('; self-test passed')
     native.status.cache_clear()
-    real, calls = native_selftest._specification, []
+    real, calls = native._specification, []
 
     def wrong_first(*args):   # the first /tf the specification gives, then the true ones
         calls.append(args)
         return b'not what the plan publishes' if len(calls) == 1 else real(*args)
-    fresh_status.setattr(native_selftest, '_specification', wrong_first)
+    fresh_status.setattr(native, '_specification', wrong_first)
     refused = native.status()
     assert refused.module is not None
     assert refused.loop_refused.startswith('the native loop failed its self-test: message 1 of ')
@@ -303,7 +302,7 @@ def test_tf_bytes_equal_with_either_decoder(module, robot):
     """
     Check the /tf bytes are equal with either decoder.
 
-    The same JointState bytes through the node's general path, decoded by Python and by
+    The same JointState bytes through the node's JointState step, decoded by Python and by
     C: every /tf payload equal byte for byte.
     """
     from test_native_plan import bounds_of, Twin

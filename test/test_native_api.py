@@ -63,7 +63,7 @@ from urdf_state_py.node.tf_path import native
 module = native._import(os.environ.get('URDF_STATE_NATIVE_MODULE'))
 twin = NativeTwin(module, load_model(TOY), 0.0)
 _data = _payload(('j1', 'j2'), (0.1, 0.2), 5 * 10**9)  # newer than the twin's: published
-for k in range(3):                               # the route of this name list
+for k in range(3):                               # the plan of this name list
     twin.step(_payload(('j1', 'j2'), (0.1, 0.2), 10**9 + k), 2 * 10**9 + k, False)
 plans = twin.sides[1].plans
 plans.installable(False).native = None             # not the plan cached: its arguments
@@ -156,12 +156,12 @@ def test_a_plan_keeps_no_rounding_probe(module):
     Check a plan keeps no rounding probe.
 
     The probe (6 x 256 doubles per joint: 393 kB for 32 joints) is read by Plan()
-    and not kept: 200 plans of a 32-joint route take a few MB, not 80.
+    and not kept: 200 copies of a 32-joint plan take a few MB, not 80.
     """
     psutil = pytest.importorskip('psutil')
     names = tuple(f'j{i}' for i in range(32))
     twin = NativeTwin(module, load_model(chain(32)), 0.0)
-    for k in range(3):   # the general path, then the route of this name list
+    for k in range(3):   # the JointState step, then the plan of this name list
         twin.step(_payload(names, np.zeros(32), NS + k), 2 * NS + k, False)
     plans = twin.sides[1].plans
     plans.installable(False).native = None   # not the plan cached: its arguments

@@ -13,11 +13,11 @@
 # limitations under the License.
 
 """
-The native loop's plan step against the general path, byte for byte and state for state.
+The native loop's plan step against the JointState step, byte for byte and state for state.
 
 In process (no DDS): each payload goes, as serialised CDR, through
 
-- the Python path: the reader and the general path, the specification;
+- the Python path: the reader and the JointState step, the specification;
 - the native path as the loop runs it: ``Loop.step`` on the installed plan (the
   loop's mutex held), and for a message it hands over, the Python path under a
   :class:`PausingLock` driving a :class:`LoopSync` (pause, pull, Python, push
@@ -25,7 +25,7 @@ In process (no DDS): each payload goes, as serialised CDR, through
 
 Every /tf payload must be equal, and after every message the merged state, the
 rate limit's state and ``clean`` too; the loop's clamp counter counts the
-messages it served that the general path clamped. The loop over DDS is
+messages it served that the JointState step clamped. The loop over DDS is
 tested in test_native_node.py.
 """
 import os
@@ -89,7 +89,7 @@ class NativeTwin(Twin):
         self.readers = (JointStateReader(), JointStateReader())
         self.native_hits = self.handed = self.native_published = 0
         self.published = [0, 0]
-        self.clamped = ()          # what the general path clamped for the last message
+        self.clamped = ()          # what the JointState step clamped for the last message
         self.native_clamps = [0, 0]   # served by the loop and clamped: published, throttled
 
     def python(self, i, data, now_ns, ignore_limits):
@@ -247,7 +247,7 @@ def test_a_zero_of_the_other_sign_at_a_limit_is_no_clamp(module):
 
     -0.0 against a lower limit of +0.0: numpy's fmax picks the limit's zero for 16
     elements (its SIMD loop), the C loop keeps the message's; neither is a clamp (the
-    general path reports none), so both counters stay at zero and the /tf bytes agree.
+    JointState step reports none), so both counters stay at zero and the /tf bytes agree.
     """
     model = load_model(_fan(16, '0'))
     names = [f'j{i}' for i in range(16)]
@@ -264,8 +264,8 @@ def test_h1_2_in_limit_inputs_are_served_once_the_clamped_mimics_were_warned(mod
     Check H1_2's clamped thumb mimics are served natively once warned about.
 
     The driver's in-limit values drive H1_2's thumb mimic joints (x1.6, x2.4 of a master
-    in [-0.1, 0.6]) beyond their own limits: the first message clamps (general path,
-    warnings), then the loop clamps the same joints, byte for byte as the general path,
+    in [-0.1, 0.6]) beyond their own limits: the first message clamps (the step,
+    warnings), then the loop clamps the same joints, byte for byte as the JointState step,
     and counts them for /diagnostics.
     """
     from robot_files import H1_2

@@ -16,7 +16,7 @@
 The node's joint_states served by the native loop over DDS, and the switch back to Python.
 
 Real nodes, real DDS: the node under test with the native loop (where the
-extension is built for this ROS 2) publishes /tf that equals the general path
+extension is built for this ROS 2) publishes /tf that equals the JointState step
 byte for byte, mostly without handing messages to Python; its clamp counters and
 /tf count reach /diagnostics' objects; the subscription is the node's (the graph
 lists it under the node, with its QoS); ``URDF_STATE_NATIVE=off`` gives the
@@ -158,9 +158,8 @@ def test_a_failed_self_test_leaves_python_to_serve_and_says_why(side, switch):
     the extension waits and decodes, every message takes the Python path, and the log
     and /diagnostics say which check failed.
     """
-    from urdf_state_py.node.tf_path import native_selftest
     switch.delenv('URDF_STATE_NATIVE', raising=False)
-    switch.setattr(native_selftest, '_specification', lambda *args, **kwargs: b'other bytes')
+    switch.setattr(native, '_specification', lambda *args, **kwargs: b'other bytes')
     status = native.status()
     if status.module is None:
         pytest.skip(f'the native extension cannot run here: {status.reason}')
@@ -181,12 +180,12 @@ def test_a_failed_self_test_leaves_python_to_serve_and_says_why(side, switch):
         node.close()
 
 
-def test_the_native_loop_hands_every_route_without_a_plan_to_its_handler(switch):
+def test_the_native_loop_hands_every_subscription_without_a_plan_to_its_handler(switch):
     """
-    Check the native loop hands every route without a plan to its handler.
+    Check the native loop hands every subscription without a plan to its handler.
 
     Several subscriptions in one native wait set (the source_list case): with no plan
-    installed, each message reaches its own route's handler, bytes unchanged.
+    installed, each message reaches its own subscription's handler, bytes unchanged.
     """
     import rclpy
     from rclpy.qos import qos_profile_sensor_data
@@ -201,15 +200,15 @@ def test_the_native_loop_hands_every_route_without_a_plan_to_its_handler(switch)
         pytest.skip(f'the native loop cannot run here: {status.reason}')
     context = rclpy.Context()
     rclpy.init(context=context)
-    node = rclpy.create_node('native_routes', context=context)
+    node = rclpy.create_node('native_subscriptions', context=context)
     try:
         got = {'r0': [], 'r1': []}
-        routes = [(node.create_subscription(JointState, topic, lambda _: None,
-                                            qos_profile_sensor_data, raw=True), topic,
-                   got[topic].append) for topic in ('r0', 'r1')]
+        subscriptions = [(node.create_subscription(JointState, topic, lambda _: None,
+                                                   qos_profile_sensor_data, raw=True), topic,
+                          got[topic].append) for topic in ('r0', 'r1')]
         errors = MessageErrors(node.get_logger())
         sync = LoopSync(status.module, lambda: (None, {}), Health(), None, errors)
-        hot = HotPath.attach(node, status.module, routes, errors,
+        hot = HotPath.attach(node, status.module, subscriptions, errors,
                              tf_publisher=node.create_publisher(TFMessage, '/tf', 10), sync=sync)
         hot.start()
         pubs = {t: node.create_publisher(JointState, t, 10) for t in got}

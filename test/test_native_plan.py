@@ -13,11 +13,11 @@
 # limitations under the License.
 
 """
-The native loop's plans (``native_plan.py``): which name lists get one, and when.
+The native loop's plans (``native_loop.py``): which name lists get one, and when.
 
-A plan's arithmetic is tested in C against the general path (test_native_loop.py);
-here, without the extension: routes are built only for eligible name lists the
-general path has settled, only while the state is ``clean`` (or limits are
+A plan's arithmetic is tested in C against the JointState step (test_native_loop.py);
+here, without the extension: plans are built only for eligible name lists the
+JointState step has settled, only while the state is ``clean`` (or limits are
 ignored), with the rows never warned about, the frame prefix of their /tf, and a
 cache of bounded memory. ``Twin`` and the robots here are shared with the native
 tests.
@@ -33,12 +33,12 @@ pytest.importorskip('rclpy')
 
 from urdf_state_py.core.kinematics import Kinematics  # noqa: E402 - after importorskip
 from urdf_state_py.core.parsers import load_model  # noqa: E402 - after importorskip
-from urdf_state_py.node.tf_path import native_plan  # noqa: E402 - after importorskip
+from urdf_state_py.node.tf_path import native_loop  # noqa: E402 - after importorskip
 from urdf_state_py.node.tf_path.joint_state_merger import (  # noqa: E402 - after importorskip
     JointStateMerger)
 from urdf_state_py.node.tf_path.joint_state_step import (  # noqa: E402 - after importorskip
     joint_state_step)
-from urdf_state_py.node.tf_path.native_plan import NativePlans  # noqa: E402
+from urdf_state_py.node.tf_path.native_loop import NativePlans  # noqa: E402
 from urdf_state_py.node.tf_path.tf_publishing import (  # noqa: E402 - after importorskip
     MovingTransforms)
 
@@ -110,32 +110,32 @@ def toy():
 
 
 def _served(twin, names, values, k, ignore_limits=False):
-    """Send one message through side 0's general path; return its plans."""
+    """Send one message through side 0's step; return its plans."""
     twin.general(twin.sides[0], tuple(names), np.array(values, dtype=float), k, 0, k * NS,
                  ignore_limits)
     return twin.sides[0].plans
 
 
-def test_a_route_needs_a_settled_name_list_and_a_clean_state(toy):
+def test_a_plan_needs_a_settled_name_list_and_a_clean_state(toy):
     twin = Twin(toy, 0.0)
     plans = twin.sides[0].plans
     assert plans.installable(False) is None              # nothing served yet
     names = ('j2', 'nope', 'j1', 'j3')
     plans = _served(twin, names, [0.2, 9.0, 0.1, 0.3], 1)
-    route = plans.installable(False)
-    assert route is not None and route.names == names
+    plan = plans.installable(False)
+    assert plan is not None and plan.names == names
     # the joints it moves (j4 follows j2), in model order; rows: their source joints,
     # then the joints themselves; each value from its source's place in the message
-    assert route.row_names == ('j1', 'j2', 'j1', 'j2', 'j1', 'j2', 'j3', 'j4')
-    np.testing.assert_array_equal(route.source, [2, 0, 2, 0])
-    np.testing.assert_array_equal(route.multiplier, [1.0, 1.0, 2.0, -1.0])
-    np.testing.assert_array_equal(route.offset, [-0.0, -0.0, 0.1, 0.0])
-    assert b'p/a' in route.template
+    assert plan.row_names == ('j1', 'j2', 'j1', 'j2', 'j1', 'j2', 'j3', 'j4')
+    np.testing.assert_array_equal(plan.source, [2, 0, 2, 0])
+    np.testing.assert_array_equal(plan.multiplier, [1.0, 1.0, 2.0, -1.0])
+    np.testing.assert_array_equal(plan.offset, [-0.0, -0.0, 0.1, 0.0])
+    assert b'p/a' in plan.template
     _served(twin, names, [0.2, 9.0, 5.0, 0.3], 2, ignore_limits=True)
     assert not plans.clean                               # values beyond limits may be in q
-    assert plans.installable(False) is None and plans.installable(True) is route
-    _served(twin, names, [0.2, 9.0, 0.1, 0.3], 3)       # the general path cleans up
-    assert plans.installable(False) is route
+    assert plans.installable(False) is None and plans.installable(True) is plan
+    _served(twin, names, [0.2, 9.0, 0.1, 0.3], 3)       # the JointState step cleans up
+    assert plans.installable(False) is plan
 
 
 def test_name_lists_a_plan_cannot_serve_get_none(toy):
@@ -150,11 +150,11 @@ def test_name_lists_a_plan_cannot_serve_get_none(toy):
 def test_rows_warned_about_are_marked_for_the_plan(toy):
     twin = Twin(toy, 0.0)
     names = ('j1', 'j2')
-    route = _served(twin, names, [0.1, 0.2], 1).installable(False)
-    assert route.unwarned.all()
+    plan = _served(twin, names, [0.1, 0.2], 1).installable(False)
+    assert plan.unwarned.all()
     _served(twin, names, [0.8, 0.2], 2)                  # j3 = 2 * 0.8 + 0.1 > 1.5: warned
-    route = twin.sides[0].plans.installable(False)
-    assert dict(zip(route.row_names, route.unwarned.tolist())) == {
+    plan = twin.sides[0].plans.installable(False)
+    assert dict(zip(plan.row_names, plan.unwarned.tolist())) == {
         'j1': True, 'j2': True, 'j3': False, 'j4': True}
 
 
@@ -169,9 +169,9 @@ def test_a_prefix_change_takes_new_plans_over_the_same_state(toy):
     twin.sides[0] = SimpleNamespace(merger=merger, kinematics=twin.kin, moving=moving,
                                     plans=NativePlans(merger, twin.kin, moving))
     plans = twin.sides[0].plans
-    assert plans.installable(False) is None              # not clean until the general path ran
-    route = _served(twin, names, [0.1, 0.3], 2).installable(False)
-    assert b'other/a' in route.template and b'p/a' not in route.template
+    assert plans.installable(False) is None              # not clean until the JointState step ran
+    plan = _served(twin, names, [0.1, 0.3], 2).installable(False)
+    assert b'other/a' in plan.template and b'p/a' not in plan.template
     assert b'p/a' in old.installable(False).template     # the old plans keep their names
 
 
@@ -189,12 +189,12 @@ def chain(joints: int) -> str:
         for i in range(joints)) + '</robot>')
 
 
-def test_the_route_cache_of_a_large_robot_stays_within_its_memory_budget():
+def test_the_plan_cache_of_a_large_robot_stays_within_its_memory_budget():
     """
-    Check a large robot's route cache stays within its memory budget.
+    Check a large robot's plan cache stays within its memory budget.
 
     A peer cycling through 64 orders of a 200-joint robot's names: the cache keeps fewer
-    routes than their count allows, so their memory stays within the budget.
+    plans than their count allows, so their memory stays within the budget.
     """
     twin = Twin(load_model(chain(200)), 0.0)
     rng = np.random.default_rng(1)
@@ -204,10 +204,10 @@ def test_the_route_cache_of_a_large_robot_stays_within_its_memory_budget():
     for k in range(64):
         _served(twin, rng.permutation(names), np.zeros(200), k + 1)
         assert plans.installable(False) is not None
-        routes = [route for route in plans._routes.values() if route is not None]
-        assert sum(route.nbytes for route in routes) <= native_plan._ROUTE_CACHE_BYTES
-        peak = max(peak, len(routes))
-    assert 10 < peak < native_plan._ROUTE_CACHE_SIZE, peak   # the budget, not the count
+        cached = [plan for plan in plans._plans.values() if plan is not None]
+        assert sum(plan.nbytes for plan in cached) <= native_loop._PLAN_CACHE_BYTES
+        peak = max(peak, len(cached))
+    assert 10 < peak < native_loop._PLAN_CACHE_SIZE, peak   # the budget, not the count
 
 
 def test_the_native_self_test_drives_this_robot():
@@ -218,6 +218,6 @@ def test_the_native_self_test_drives_this_robot():
     node's start-up): the same links, joints, limits and mimic rules.
     """
     from urdf_state_py.core.model_codec import model_from_data, model_to_data
-    from urdf_state_py.node.tf_path.native_selftest import SELF_TEST_MODEL
+    from urdf_state_py.node.tf_path.native import SELF_TEST_MODEL
     assert (model_to_data(model_from_data(SELF_TEST_MODEL))[1:]
             == model_to_data(load_model(TOY))[1:])

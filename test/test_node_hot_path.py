@@ -13,10 +13,10 @@
 # limitations under the License.
 
 """
-joint_states served by the hot path's own thread: the general path's bytes, atomic swaps.
+joint_states served by the hot path's own thread: the step's bytes, atomic swaps.
 
 The /tf side records raw CDR bytes (no deserialisation, so a 1 kHz stream stays
-cheap in this process) and every expectation is the general path computed
+cheap in this process) and every expectation is the JointState step computed
 here: JointStateMerger -> Kinematics.resolve -> MovingTransforms.payload_at.
 """
 from __future__ import annotations
@@ -91,7 +91,7 @@ def joint_state_bytes(names, values, stamp_ns: int) -> bytes:
 
 
 class GeneralPath:
-    """The node's general path for one model, as the reference."""
+    """The node's JointState step for one model, as the reference."""
 
     def __init__(self, description: str, prefix: str = '') -> None:
         self.model = load_model(description)
@@ -179,7 +179,7 @@ def test_hot_path_tf_equals_the_general_path_byte_for_byte(side, robot, hot):
             stamp += 1_000_000
             expected = reference.payload(names, values, stamp)
             got = send_until_tf(side, pub, names, values, stamp)
-            assert got == expected, f'message {k}: /tf bytes differ from the general path'
+            assert got == expected, f'message {k}: /tf bytes differ from the JointState step'
         side.node.destroy_publisher(pub)
     finally:
         node.close()

@@ -66,7 +66,7 @@ from .params import ParamSpec
 from .process.threads import join_thread
 from .semantic import apply_semantic
 from .tf_path.joint_state_merger import JointStateMerger, WarnOnce
-from .tf_path.native_plan import NativePlans
+from .tf_path.native_loop import NativePlans
 from .tf_path.tf_publishing import MovingTransforms
 
 __all__ = ['DescriptionLoader', 'LOADER_PARAMETERS', 'Loaded', 'Source']
@@ -117,7 +117,7 @@ class Loaded:
     fixed: Any               # JointTransforms of the fixed joints (constant)
     moving: MovingTransforms
     clamp_warned: WarnOnce
-    plans: NativePlans       # the native loop's plans of this model (see native_plan)
+    plans: NativePlans       # the native loop's plans of this model (see native_loop)
     parsed: Model | None = None   # as parsed, before the joint settings (see assemble)
     passive_joints: frozenset[str] = frozenset()   # the SRDF's: never reported missing
 
@@ -136,7 +136,7 @@ class Loaded:
         The merger (joint values, rate-limit marks) and the clamp warnings carry
         over; only what holds frame ids (or the buffers /tf is written into) is
         new, so a JointState handled meanwhile keeps a consistent whole. The new
-        plans start not ``clean``: the next JointState takes the general path,
+        plans start not ``clean``: the next JointState is served by the step in Python,
         which re-establishes it.
         """
         moving = MovingTransforms(self.kinematics, frame_prefix)

@@ -25,12 +25,12 @@ per joint, any subset per message), and publishes the merged state on
 * Topics: each entry is resolved as the node resolves ``joint_states``; one
   listed twice is subscribed once, and ``joint_states`` itself (the output) is
   left out -- each with a warning, so no source can feed the output back in.
-* Threads: every source subscription is served by one thread, a route per
-  topic, chosen as for the plain subscription
+* Threads: every source subscription (one per topic) is served by one thread,
+  chosen as for the plain subscription
   (:meth:`~.joint_state_input.JointStateInput.thread_for`): the native loop's
-  wait set where it can run (no plan: each message goes to its route's
-  handler), else the executor. Each message takes the
-  general path of :class:`~.joint_state_input.JointStateInput` under its lock,
+  wait set where it can run (no plan: each message goes to its subscription's
+  handler), else the executor. Each message goes through the
+  JointState step of :class:`~.joint_state_input.JointStateInput` under its lock,
   then the merged JointState is published with the /tf it caused, stamped
   with that message's stamp.
 * While nothing arrives, a timer re-publishes the merged state at least every
@@ -103,7 +103,7 @@ class SourceInput:
     The source subscriptions, the merged ``joint_states`` publisher and its timer.
 
     ``joint_states``: the node's :class:`~.joint_state_input.JointStateInput`
-    (its lock, general path and /tf publishing are shared).
+    (its lock, JointState step and /tf publishing are shared).
     """
 
     def __init__(self, node, topics: list[tuple[str, str]], joint_states, current, guard, *,
@@ -124,16 +124,17 @@ class SourceInput:
         self.published = 0
         self._publisher = node.create_publisher(JointState, 'joint_states', OUTPUT_DEPTH) \
             if output else None
-        routes = []
+        subscriptions = []
         for entry, topic in topics:
             handler = self._handler(topic)
             subscription = node.create_subscription(
                 JointState, entry, joint_states.errors.guarded(handler), qos_profile_sensor_data,
                 qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
-            routes.append((subscription, entry, handler))
+            subscriptions.append((subscription, entry, handler))
         self.hot_path = None
         if hot_path_requested(hot_path):
-            self.hot_path = joint_states.thread_for(routes, 'joint state sources', planned=False)
+            self.hot_path = joint_states.thread_for(subscriptions, 'joint state sources',
+                                                    planned=False)
         self._timer = None
         if output:
             node.get_logger().info(f"Merging joint states from {', '.join(t for _, t in topics)} "

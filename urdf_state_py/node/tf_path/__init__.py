@@ -15,11 +15,12 @@
 """
 JointState in, /tf out: the per-message path of one robot.
 
-The raw CDR decoder (:mod:`.joint_state_cdr`, and its C twin in :mod:`.native`),
-the merger of partial joint states and the rate limit (:mod:`.joint_state_merger`,
-:mod:`.publish_throttle`), the pre-serialised /tf messages (:mod:`.tf_publishing`,
-written where :mod:`.tf_message_cdr` finds the numbers; both codecs follow
-:mod:`.plain_cdr`), the native loop's plans (:mod:`.native_plan`), and the threads that
-serve the subscription (:mod:`.hot_path` in Python, :mod:`.native_loop` in C) with the
-lock that ties them to parameter changes (:mod:`.joint_state_input`).
+The specification of one message is :mod:`.joint_state_step`: the merge and the
+rate limit (:mod:`.joint_state_merger`, :mod:`.publish_throttle`), limits and mimic
+joints, and the pre-serialised /tf (:mod:`.tf_publishing`, written where
+:mod:`.tf_message_cdr` finds the numbers). :mod:`.joint_state_input` serves the
+subscription (decoded by :mod:`.joint_state_cdr`; both codecs follow
+:mod:`.plain_cdr`) on a thread of its own (:mod:`.hot_path`), where the native
+extension may run (:mod:`.native`) with the C loop's plans (:mod:`.native_loop`).
+See docs/design.md for how a JointState travels.
 """

@@ -15,44 +15,14 @@
 """
 JointState subscriptions served by a thread of their own, outside the executor.
 
-Why: with rclpy's wait-set executors every wake-up rebuilds, in Python, a wait
-set of every entity of the node (six parameter services, timers, guard
-conditions, the subscription's event handlers): ~300 us of the ~400 us a
-JointState cost end to end with SingleThreadedExecutor. rclpy's
-EventsExecutor avoids that, but queues one event per incoming message without
-bound: under a flood of JointStates its backlog (and RSS) grows for as long as
-the flood lasts, and parameter services answer tens of seconds late.
-
-:class:`HotPath` serves the subscriptions from a daemon thread running the
-native extension's ``Loop``: an rcl wait set holding only those subscriptions,
-a guard condition (to stop) and their QoS events (incompatible QoS, incompatible
-type: logged as rclpy's default handlers log them). Each message's raw CDR bytes
-go to its route's handler -- unless the native loop's plan serves it without
-Python at all (:mod:`.native_loop`). The DDS history of the subscription (sensor
-data QoS: keep last 5) is then the only queue, so a flood costs CPU, never
-memory; under a backlog the loop sleeps 0.5 ms after 20 ms of work, so the
-executor thread -- parameters, services, the description topic, timers --
-keeps answering.
-
-Public APIs only, in every supported rclpy (Humble 3.3, Jazzy 7.1, Kilted 9.x):
-rclpy has no public way to keep its executors off one of a node's subscriptions
-(the EventsExecutor serves everything in ``Node.subscriptions``, whatever the
-callback group), so the extension owns the subscription: :meth:`HotPath.attach`
-lets rclpy create it (``create_subscription``: the QoS override parameters
-declared and applied), reads its public ``qos_profile``, creates the extension's
-own on the node's rcl handle (``Node.handle.pointer``) with that QoS and the
-topic name as given to rclpy -- rcl expands and remaps it exactly as it did for
-rclpy's (a resolved name would be remapped a second time) -- and destroys
-rclpy's. ``ros2 node info`` lists
-it under the node as before. Should the loop end (see :mod:`.native_loop`), the
-same thread closes them and hands each topic back to rclpy: a new
-``create_subscription`` with the same QoS, served by the executor.
-
-Without the extension (not built, not loadable, ``URDF_STATE_NATIVE=off``) or
-with ``URDF_STATE_HOT_PATH=off``, the executor serves the rclpy subscription.
-
-A handler exception never ends the thread: :class:`MessageErrors` counts it
-and logs it, throttled, and the next message is served.
+Why: rclpy's wait-set executors rebuild, in Python, a wait set of every entity of the
+node on every wake-up (most of what a JointState costs), and its EventsExecutor queues
+one event per message without bound under a flood. :class:`HotPath` serves the
+subscriptions, owned by the native extension, from a daemon thread running its
+``Loop``, so the DDS history is the only queue and parameters keep answering. How the
+subscriptions are taken over from rclpy with public APIs only, and handed back should
+the loop end: docs/design.md, "The hot path". A handler exception never ends the
+thread: :class:`MessageErrors` counts it and logs it, throttled.
 """
 
 from __future__ import annotations
@@ -152,28 +122,29 @@ class HotPath:
     """
     JointState subscriptions owned by the extension, served by one daemon thread.
 
-    The subscriptions are *routes* (topic as given to rclpy, QoS, handler), served by one
+    Each subscription is (topic as given to rclpy, QoS, handler), all served by one
     daemon thread running its ``Loop`` (see the module docstring).
 
     Build with :meth:`attach`, then :meth:`start`; :meth:`stop` before destroying the
-    node. The plain ``joint_states`` subscription is one route; ``source_list`` topics are
+    node. The plain ``joint_states`` is one subscription; ``source_list`` topics are
     several, drained in turn (one message from each until all are empty), so a source
     flooding its topic delays the others by one message each. ``sync``: the
-    :class:`~.native_loop.LoopSync` whose plans serve route 0 without Python (None: every
-    message goes to its handler); ``tf_publisher``: the /tf publisher the plans publish
-    on; ``on_ended(why)``: called on the thread should the loop end, before the routes
-    go back to the executor.
+    :class:`~.native_loop.LoopSync` whose plans serve subscription 0 without Python
+    (None: every message goes to its handler); ``tf_publisher``: the /tf publisher the
+    plans publish on; ``on_ended(why)``: called on the thread should the loop end,
+    before the subscriptions go back to the executor.
     """
 
     def __init__(self, node, module: ModuleType,
-                 routes: Sequence[tuple[str, object, Callable[[bytes], None]]],
+                 subscriptions: Sequence[tuple[str, object, Callable[[bytes], None]]],
                  errors: MessageErrors, *, tf_publisher, sync=None,
                  on_ended: Callable[[str], None] | None = None) -> None:
         from rclpy.guard_condition import GuardCondition
         self._node = node
         self._errors = errors
         self._context = node.context
-        self._routes = [(topic, qos, errors.guarded(handler)) for topic, qos, handler in routes]
+        self._subscriptions = [(topic, qos, errors.guarded(handler))
+                               for topic, qos, handler in subscriptions]
         self._tf_publisher = tf_publisher
         self._clock = node.get_clock()
         self.sync = sync
@@ -182,32 +153,33 @@ class HotPath:
         self._guard = GuardCondition(None, None, self._context)
         self._owned: list = []
         try:
-            for topic, qos, _ in self._routes:
+            for topic, qos, _ in self._subscriptions:
                 self._owned.append(module.Subscription(node.handle, topic, *qos_arguments(qos)))
         except BaseException:
             self._close()
             raise
         self._events = [(owned, index, owned.topic_name) for owned in self._owned
                         for index in range(len(owned.event_pointers))]
-        #: The rclpy subscriptions serving the routes after the loop ended (executor).
+        #: The rclpy subscriptions serving the topics after the loop ended (executor).
         self.handed_back: list = []
         self._stopping = False
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def attach(cls, node, module: ModuleType, routes: Sequence[tuple[object, str, Callable]],
-               errors: MessageErrors, **extra) -> 'HotPath':
+    def attach(cls, node, module: ModuleType,
+               subscriptions: Sequence[tuple[object, str, Callable]], errors: MessageErrors,
+               **extra) -> 'HotPath':
         """
-        Take over ``routes``, each an rclpy raw JointState subscription of ``node``.
+        Take over ``subscriptions``, each an rclpy raw JointState subscription of ``node``.
 
-        Each route is ``(subscription, topic as given to create_subscription, handler)``:
+        Each is ``(subscription, topic as given to create_subscription, handler)``:
         the extension subscribes with that topic and the subscription's QoS, then rclpy's
         is destroyed. Call before the node is added to an executor. Raises (the rclpy
         subscriptions untouched) when the extension cannot subscribe.
         """
         hot = cls(node, module, [(topic, sub.qos_profile, handler)
-                                 for sub, topic, handler in routes], errors, **extra)
-        for subscription, _, _ in routes:
+                                 for sub, topic, handler in subscriptions], errors, **extra)
+        for subscription, _, _ in subscriptions:
             node.destroy_subscription(subscription)
         return hot
 
@@ -238,7 +210,7 @@ class HotPath:
         self._guard.destroy()
 
     def _on_event(self, index: int) -> None:
-        """Log a QoS event of a route as rclpy's default handlers log it."""
+        """Log a QoS event of a subscription as rclpy's default handlers log it."""
         try:
             owned, at, topic = self._events[index]
             taken = owned.take_event(at)
@@ -264,7 +236,7 @@ class HotPath:
         try:
             if self._on_ended is not None:
                 self._on_ended(why)
-        except Exception as exc:  # the routes go back all the same
+        except Exception as exc:  # the subscriptions go back all the same
             self._errors.record(exc)
         self._hand_back()
 
@@ -280,21 +252,21 @@ class HotPath:
                     context.pointer, [owned.pointer for owned in self._owned], pub.pointer,
                     guard.pointer, clock.pointer,
                     [pointer for owned in self._owned for pointer in owned.event_pointers],
-                    tuple(handler for _, _, handler in self._routes), self._on_event)
+                    tuple(handler for _, _, handler in self._subscriptions), self._on_event)
         except Exception as exc:  # the caller decides what follows
             return f'{type(exc).__name__}: {exc}'
 
     def _hand_back(self) -> None:
         """
-        Hand the routes back to the executor once the loop ended.
+        Hand the subscriptions back to the executor once the loop ended.
 
-        Each route becomes an rclpy subscription again (same topic and QoS, its QoS
+        Each subscription becomes an rclpy subscription again (same topic and QoS, its QoS
         parameters already declared), served by the executor.
         """
         from sensor_msgs.msg import JointState
         for owned in self._owned:
             owned.close()
-        for topic, qos, handler in self._routes:
+        for topic, qos, handler in self._subscriptions:
             try:
                 self.handed_back.append(self._node.create_subscription(
                     JointState, topic, handler, qos, raw=True))

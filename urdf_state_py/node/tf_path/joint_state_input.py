@@ -15,32 +15,17 @@
 """
 joint_states in, /tf out: the node's per-message work, on whichever thread serves it.
 
-:class:`JointStateInput` owns the ``joint_states`` subscription (raw CDR) and
-everything one message goes through: decoding (:mod:`.joint_state_cdr`, or its
-native twin where :mod:`.native` allows; logged once, shown on /diagnostics), the
-general path (merge, rate limit, limits, clamping warnings), and the /tf
-publication. Where the native extension
-may run (:mod:`.native`), the subscription is the extension's, served by
-:class:`~.hot_path.HotPath`'s thread: with the native loop's plan the common
-message never reaches Python, every other one comes to
-:meth:`JointStateInput.on_raw` with its bytes. Else (no extension,
-``URDF_STATE_NATIVE=off``, ``URDF_STATE_HOT_PATH=off``) the node's executor
-serves rclpy's subscription. The node logs once which path serves joint_states
-and why (also on /diagnostics).
-
-Consistency: one message reads the loaded state and the settings once, under
-:attr:`JointStateInput.lock`; the node swaps them (and changes anything the
-loaded state shares, e.g. the rate limit) under the same lock. So a message is
-computed wholly with the old or wholly with the new model and settings, never
-half of each, whichever thread serves it. With the native loop, taking the lock
-pauses the loop and brings its state into the Python objects; releasing it
-installs the plan valid for the state as it then is (:class:`~.native_loop.LoopSync`).
-
-Hostile input: a message that cannot be read (:class:`MalformedJointState`), is
-rejected by the merger, or fails in any other way is dropped and reported
-through the node's :class:`~.guards.CallbackGuard` (throttled warning, counted
-by reason on /diagnostics); the reader refuses a name list longer than the
-loaded model accepts before decoding it.
+:class:`JointStateInput` owns the ``joint_states`` subscription (raw CDR), decodes
+each message (in C where :mod:`.native` allows), runs
+:func:`~.joint_state_step.joint_state_step` under :attr:`JointStateInput.lock`, then
+reports and publishes what it returns. Where the native loop runs, it serves the
+common message itself and hands every other one to :meth:`JointStateInput.on_raw`
+(docs/design.md, "A JointState's way to /tf"); the node logs once which path serves
+and why (also on /diagnostics). The node swaps the model and settings under the same
+lock, so a /tf is computed wholly with the old or wholly with the new ones. A message
+that cannot be read, is rejected or fails otherwise is dropped and reported through
+the node's :class:`~.guards.CallbackGuard`; the reader refuses a name list longer
+than the model accepts before decoding it.
 """
 
 from __future__ import annotations
@@ -121,19 +106,19 @@ class JointStateInput:
         if self.hot_path is not None:
             self.subscription = None   # destroyed: the extension's serves the topic
 
-    def thread_for(self, routes, what: str = 'joint_states', planned: bool = True
+    def thread_for(self, subscriptions, what: str = 'joint_states', planned: bool = True
                    ) -> HotPath | None:
         """
-        Return the thread serving ``routes``, or None: the executor serves them.
+        Return the thread serving ``subscriptions``, or None: the executor serves them.
 
-        Return the thread serving ``routes`` (rclpy subscriptions, the topic as given to
-        rclpy, and their handlers) -- the extension's loop, with its plans where they may
-        run -- or None: the executor serves them; having said which and why.
+        ``subscriptions``: (rclpy subscription, the topic as given to rclpy, handler)
+        each. The thread is the extension's loop, with its plans where they may run;
+        which path serves, and why, is logged.
 
-        ``planned``: route 0 is ``joint_states``, whose plan the loop runs and syncs
+        ``planned``: subscription 0 is ``joint_states``, whose plan the loop runs and syncs
         through :attr:`lock`; else (``source_list`` topics) the loop never has a plan
-        and hands every message to its route's handler, so one thread serves every
-        JointState input. Should the loop end, the executor serves ``routes`` again.
+        and hands every message to its handler, so one thread serves every JointState
+        input. Should the loop end, the executor serves ``subscriptions`` again.
         """
         node, native = self._node, native_status()
         suffix = '' if planned else ' for the source_list topics'
@@ -150,7 +135,7 @@ class JointStateInput:
                 self.report_path(f'executor (the native loop ended: {why}){suffix}', warn=True)
 
             try:
-                hot = HotPath.attach(node, native.module, routes, self.errors,
+                hot = HotPath.attach(node, native.module, subscriptions, self.errors,
                                      tf_publisher=self._tf_pub, sync=sync, on_ended=ended)
             except Exception as exc:  # the executor serves rclpy's subscription
                 why_not = f'the native extension could not subscribe: {exc}'

@@ -36,7 +36,7 @@ by name, so no set grows with what the network sends.
 
 Speed: a publisher repeats the same name list, so everything derived from a
 name list (index arrays, warnings, the joints to publish) is computed once per
-distinct list and cached (:class:`_Plan`); the per-message work is a few numpy
+distinct list and cached (:class:`_NameList`); the per-message work is a few numpy
 operations.
 """
 
@@ -54,7 +54,7 @@ __all__ = ['JointStateMerger', 'Update', 'WarnOnce', 'max_names']
 
 #: Distinct name lists remembered; a publisher sending ever-changing lists
 #: only costs a cache rebuild, never unbounded memory.
-_PLAN_CACHE_SIZE = 64
+_LIST_CACHE_SIZE = 64
 
 #: Names quoted in the one-line summary of the names a message has beyond the model.
 _QUOTED_NAMES = 5
@@ -124,7 +124,7 @@ class WarnOnce:
 
 
 @dataclass
-class _Plan:
+class _NameList:
     """Everything derived from one name list (see :meth:`JointStateMerger._plan`)."""
 
     src: np.ndarray          # positions in the message to read ...
@@ -177,7 +177,7 @@ class JointStateMerger:
                     found.append(child)
                     todo.extend(direct.get(child, ()))
             self._followers[name] = tuple(found)
-        self._plans: dict[tuple[str, ...], _Plan] = {}
+        self._lists: dict[tuple[str, ...], _NameList] = {}
         self._warned = WarnOnce()
         self._received: set[str] = set()
         self._generation = 0
@@ -260,28 +260,28 @@ class JointStateMerger:
                          f'{len(positions)} positions.')
             return Update(error=error, reason='length mismatch')
         key = tuple(names)
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._plan(key)
-        warnings = plan.warnings  # first-time warnings: returned once, then forgotten
+        entry = self._lists.get(key)
+        if entry is None:
+            entry = self._name_list(key)
+        warnings = entry.warnings  # first-time warnings: returned once, then forgotten
         if warnings:
-            plan.warnings = []
+            entry.warnings = []
         else:
             warnings = []
-        ignored, plan.ignored = plan.ignored, None
-        if not len(plan.src):
+        ignored, entry.ignored = entry.ignored, None
+        if not len(entry.src):
             return Update(warnings=warnings, ignored=ignored)
 
-        values = np.asarray(positions, dtype=float)[plan.src]
-        dst, joints, driven = plan.dst, plan.joints, plan.driven
+        values = np.asarray(positions, dtype=float)[entry.src]
+        dst, joints, driven = entry.dst, entry.joints, entry.driven
         non_finite = 0
         if not np.isfinite(values).all():
-            bad = {plan.src_joint[i] for i in np.flatnonzero(~np.isfinite(values))}
+            bad = {entry.src_joint[i] for i in np.flatnonzero(~np.isfinite(values))}
             non_finite = len(bad)
             for joint in self._warned.new(('non-finite', j) for j in sorted(bad)):
                 warnings.append(f"Ignored a non-finite position for joint '{joint[1]}' "
                                 '(reported once per joint).')
-            keep = np.array([j not in bad for j in plan.src_joint], dtype=bool)
+            keep = np.array([j not in bad for j in entry.src_joint], dtype=bool)
             values, dst = values[keep], dst[keep]
             driven = tuple(j for j in driven if j not in bad)
             joints = self.with_followers(driven)
@@ -295,11 +295,11 @@ class JointStateMerger:
             return Update(warnings=warnings, ignored=ignored, non_finite=non_finite)
         self.q[dst] = values
         self.throttle.mark(stamp_ns, dst)
-        if not plan.complete or driven is not plan.driven:
+        if not entry.complete or driven is not entry.driven:
             self._mark_received(driven)
-            plan.complete = driven is plan.driven
+            entry.complete = driven is entry.driven
         if include_pending:
-            joints = self._add_pending(plan, joints)
+            joints = self._add_pending(entry, joints)
         return Update(publish=True, joints=joints, warnings=warnings, ignored=ignored,
                       non_finite=non_finite, backwards=backwards)
 
@@ -311,20 +311,20 @@ class JointStateMerger:
             self._received |= fresh
             self._generation += 1
 
-    def _add_pending(self, plan: _Plan, joints: tuple[str, ...]) -> tuple[str, ...]:
+    def _add_pending(self, entry: _NameList, joints: tuple[str, ...]) -> tuple[str, ...]:
         pending = self.pending_joints()
         if not pending:
             return joints
-        if joints is plan.joints:
-            cached = plan.with_pending
+        if joints is entry.joints:
+            cached = entry.with_pending
             if cached is None or cached[0] != self._generation:
-                plan.with_pending = cached = (
+                entry.with_pending = cached = (
                     self._generation,
                     tuple(sorted(set(joints) | set(pending), key=self._order.__getitem__)))
             return cached[1]
         return tuple(sorted(set(joints) | set(pending), key=self._order.__getitem__))
 
-    def _plan(self, key: tuple[str, ...]) -> _Plan:
+    def _name_list(self, key: tuple[str, ...]) -> _NameList:
         """Index arrays, first-time warnings and joints to publish for one name list."""
         position_of: dict[str, int] = {}
         for i, name in enumerate(key):
@@ -365,14 +365,14 @@ class JointStateMerger:
             warnings.append(f"Ignored the value given for fixed joint '{name[1]}' "
                             '(reported once).')
         driven = tuple(sorted(set(src_joint), key=self._order.__getitem__))
-        plan = _Plan(src=np.array(src, dtype=np.intp), dst=np.array(dst, dtype=np.intp),
-                     src_joint=tuple(src_joint), driven=driven,
-                     joints=self.with_followers(driven), warnings=warnings,
-                     ignored=self._ignored_summary(unknown))
-        if len(self._plans) >= _PLAN_CACHE_SIZE:
-            self._plans.clear()
-        self._plans[key] = plan
-        return plan
+        entry = _NameList(src=np.array(src, dtype=np.intp), dst=np.array(dst, dtype=np.intp),
+                          src_joint=tuple(src_joint), driven=driven,
+                          joints=self.with_followers(driven), warnings=warnings,
+                          ignored=self._ignored_summary(unknown))
+        if len(self._lists) >= _LIST_CACHE_SIZE:
+            self._lists.clear()
+        self._lists[key] = entry
+        return entry
 
     def _ignored_summary(self, unknown: list[str]) -> str | None:
         """One line for the names of a list that are not in the model (None: there are none)."""
@@ -404,17 +404,17 @@ class JointStateMerger:
             return ()
         return self.with_followers({self._var_owner[i] for i in stale.tolist()})
 
-    def settled_plan(self, names: tuple[str, ...]) -> _Plan | None:
+    def settled(self, names: tuple[str, ...]) -> _NameList | None:
         """
-        Return the plan of ``names`` once it has nothing left to report (for a fast path).
+        Return what ``names`` sets, once that has nothing left to report (for a plan).
 
         That is: its first-time warnings were returned, every joint it drives
         has been marked as received (so :meth:`update` would only copy values,
         check the rate limit and mark), and it reads at least one variable.
         """
-        plan = self._plans.get(names)
-        if plan is None or plan.warnings or not len(plan.src):
+        entry = self._lists.get(names)
+        if entry is None or entry.warnings or not len(entry.src):
             return None
-        if not self._received.issuperset(plan.driven):
+        if not self._received.issuperset(entry.driven):
             return None
-        return plan
+        return entry

@@ -18,21 +18,24 @@ One JointState -> /tf: what the node publishes for a message, computed without R
 This is the specification of the path: the node's Python path reports and
 publishes what :func:`joint_state_step` returns, and the native loop's plans
 must compute the same bytes (checked at start-up by :mod:`.native` and in the
-tests). See docs/design.md, "A JointState's way to /tf".
+tests). docs/design.md walks a JointState through it in both modes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TYPE_CHECKING
 
 import numpy as np
-from urdf_state_py.core.kinematics import Kinematics
 
 from .joint_state_merger import JointStateMerger, Update
-from .native_plan import NativePlans
-from .tf_publishing import MovingTransforms
+
+if TYPE_CHECKING:   # types only: the step imports no ROS
+    from urdf_state_py.core.kinematics import Kinematics
+
+    from .native_loop import NativePlans
+    from .tf_publishing import MovingTransforms
 
 __all__ = ['ModelState', 'Step', 'joint_state_step', 'tf_step']
 

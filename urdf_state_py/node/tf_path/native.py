@@ -15,25 +15,14 @@
 """
 The native extension (``_urdf_state_native``, C): whether this process may use it, and its decoder.
 
-setup.py builds the extension where rcl's headers are (the venv of the PyPI
-wheels, a sourced distro) and compiles in the rcl and rmw versions it was built
-against. It uses rcl's and rmw's C API only -- no rclpy internals -- and ROS 2
-keeps that API and ABI stable within a distribution, so a build serves any
-release of its distro: :func:`status` checks, at load, that the librcl and
-librmw this process loaded are of the distro the build was made for (rcl's
-major version, rmw's major.minor: each distro has its own), then the native
-loop's start-up self-test (:mod:`.native_selftest`: synthetic messages through
-the C plan and the Python specification must give the same /tf bytes). A check
-that fails says which and why (log and /diagnostics): a failed load check
-leaves the Python code to serve, a failed self-test the native decoder and wait
-with the Python path behind them. ``URDF_STATE_NATIVE=off`` leaves everything to
-the Python code. :class:`NativeJointStateReader` is
-``joint_state_cdr.JointStateReader`` in C (same checks, same verdicts, same
-error texts: ``test_native_decoder.py`` fuzzes both against rclpy).
-
-``URDF_STATE_NATIVE_MODULE=/path/to/_urdf_state_native*.so`` loads another
-build of the same sources instead of the installed one (CI runs the fuzz and the
-hostile-input tests on one built with AddressSanitizer and UBSan).
+:func:`status` admits the build once per process: the librcl and librmw loaded here
+must be of the distro it was built for, then the native loop's start-up self-test
+must pass (synthetic messages through the C plan and through
+:func:`~.joint_state_step.joint_state_step` give the same /tf bytes). A failed load
+check leaves the Python code to serve, a failed self-test the native decoder and
+wait with the Python path behind them; either is logged and on /diagnostics.
+:class:`NativeJointStateReader` is ``joint_state_cdr.JointStateReader`` in C.
+``URDF_STATE_NATIVE=off`` and ``URDF_STATE_NATIVE_MODULE`` are in docs/native_loop.md.
 """
 
 from __future__ import annotations
@@ -44,14 +33,14 @@ import importlib
 import importlib.util
 import os
 import re
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
 from .joint_state_cdr import JointStateReader, MalformedJointState
 
-__all__ = ['NativeJointStateReader', 'NativeStatus', 'abi_mismatch', 'joint_state_reader',
-           'loadable', 'status']
+__all__ = ['NativeJointStateReader', 'NativeStatus', 'SELF_TEST_MODEL', 'abi_mismatch',
+           'joint_state_reader', 'loadable', 'self_test_failure', 'status']
 
 _MODULE = 'urdf_state_py.node.tf_path._urdf_state_native'
 _OFF = ('off', '0', 'false', 'no')
@@ -146,7 +135,6 @@ def status() -> NativeStatus:
     found = loadable()
     if found.module is None:
         return found
-    from .native_selftest import self_test_failure
     failure = self_test_failure(found.module)
     if failure is None:
         return replace(found, reason=f'{found.reason}; self-test passed')
@@ -207,3 +195,113 @@ def joint_state_reader() -> JointStateReader | NativeJointStateReader:
     """Return the node's decoder: the native one when :func:`status` allows, else Python's."""
     module = status().module
     return NativeJointStateReader(module) if module is not None else JointStateReader()
+
+
+# -- the native loop's start-up self-test: the C plan against the specification --------
+
+#: Synthetic messages (the first installs the plan; the rest the plan serves).
+_MESSAGES = 24
+_NS = 1_000_000_000
+
+#: The robot the self-test drives, as the parser process hands a model over
+#: (``model_codec``: no XML parser in the node's start-up): revolute, continuous, mimic
+#: and fixed joints. test_native_plan's TOY is the same robot in URDF (a test checks).
+SELF_TEST_MODEL = [
+    'urdf_state_self_test', ['base', 'a', 'b', 'c', 'd', 'e'], [
+        ['j1', 'revolute', 'base', 'a', [0, 0, 0.1], [0.1, 0, 0], [0, 0, 1], [-1, 1, 1, 1],
+         None, None],
+        ['j2', 'continuous', 'a', 'b', [0.2, 0, 0], [0, 0.3, 0], [0, 1, 0], None, None, None],
+        ['j3', 'revolute', 'b', 'c', [0, 0.1, 0], [0, 0, 0.2], [1, 0, 0], [-1.5, 1.5, 1, 1],
+         None, ['j1', 2.0, 0.1]],
+        ['j4', 'continuous', 'b', 'd', [0, 0, 0], [0, 0, 0], [0, 0, 1], None, None,
+         ['j2', -1.0, 0.0]],
+        ['f', 'fixed', 'd', 'e', [0, 0, 0.3], [0, 0, 0], [1, 0, 0], None, None, None]]]
+
+
+class _Raise:
+    """LoopSync's error sink: a failure inside it fails the self-test."""
+
+    def record(self, exc: BaseException) -> None:
+        raise exc
+
+
+def self_test_failure(module: ModuleType) -> str | None:
+    """
+    Why the native loop of ``module`` must not serve (None: it passed).
+
+    The build is admitted by distro, not by patch release: this checks that it computes,
+    with this numpy, libm and CPU, the /tf bytes the specification computes here.
+    """
+    try:
+        return _run(module)
+    except Exception as exc:  # noqa: BLE001 - any failure refuses the loop, with its reason
+        return f'{type(exc).__name__}: {exc}'
+
+
+def _run(module: ModuleType) -> str | None:
+    from rclpy.serialization import serialize_message
+    from sensor_msgs.msg import JointState
+
+    from .joint_state_merger import JointStateMerger
+    from .native_loop import LoopSync, NativePlans, PausingLock
+    from .tf_publishing import MovingTransforms
+    from ..health import Health
+    from ...core.kinematics import Kinematics
+    from ...core.model_codec import model_from_data
+
+    model = model_from_data(SELF_TEST_MODEL)
+    kin = Kinematics(model)
+    sides = []
+    for _ in range(2):
+        merger = JointStateMerger(model, kin.variable_index, kin.default_positions(),
+                                  frequency=0.0)
+        moving = MovingTransforms(kin, '')
+        sides.append(SimpleNamespace(merger=merger, kinematics=kin, moving=moving,
+                                     plans=NativePlans(merger, kin, moving)))
+    cfg = {'publish_default_positions': False, 'ignore_limits': False}
+    loaded = sides[1]
+    holder = SimpleNamespace(last_tf_ns=0)
+    sync = LoopSync(module, lambda: (loaded, cfg), Health(), holder, _Raise())
+    lock = PausingLock()
+    lock.sync = sync
+    reader = JointStateReader()
+    names = ['j1', 'j2']
+    rng = np.random.default_rng(20261206)
+    served = 0
+    for k in range(_MESSAGES):
+        msg = JointState(name=names, position=[float(rng.uniform(-0.6, 0.6)),
+                                               float(rng.uniform(-3.0, 3.0))])
+        stamp = 5 * _NS + 1_000_000 * k + int(rng.integers(0, 1000))
+        msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp, _NS)
+        data = serialize_message(msg)
+        now = 7 * _NS + 1_000_000 * k
+        want = _specification(sides[0], reader, data, now)
+        loop = sync.loop
+        loop.pause()
+        try:
+            result, payload = loop.step(data, now) if sync.installed else ('none', None)
+        finally:
+            loop.resume()
+        if result == 'publish':
+            served += 1
+            got = payload
+        elif result == 'throttled':
+            got = None
+        else:                        # handed over: the node's Python path
+            with lock:
+                got = _specification(sides[1], reader, data, now)
+        if got != want:
+            return (f'message {k + 1} of {_MESSAGES}: the native /tf differs from the Python '
+                    f'specification ({result})')
+    with lock:
+        if not np.array_equal(sides[0].merger.q, sides[1].merger.q):
+            return 'the merged joint state differs from the Python specification'
+    return None if served else 'the C plan served none of the messages'
+
+
+def _specification(side, reader, data: bytes, now: int) -> bytes | None:
+    """Return the /tf the node publishes for ``data``, by its specification (the step)."""
+    from .joint_state_step import joint_state_step
+
+    names, positions, sec, nanosec = reader.read(data)
+    return joint_state_step(side, names, positions, sec, nanosec, now).payload

@@ -12,8 +12,8 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-/* plan_step: the general path (joint_state_input.py's on_raw) for one route, in C
- * (see plan.h and native_plan.py).
+/* plan_step: the JointState step (joint_state_step.py) for one name list, in C
+ * (see plan.h and native_loop.py).
  * The arithmetic is numpy's, operation for operation (built with
  * -ffp-contract=off: a multiply-add is fused only where numpy's is, see
  * plan_learn_rounding). */
@@ -84,7 +84,7 @@ static int match_name(void *ctx, uint32_t index, const uint8_t *name, size_t len
 }
 
 /* Kinematics.resolve's two-stage clip (master, then mimic) into plan->w; a result
- * >= PLAN_MALFORMED when the general path must run. ``*clamped``: rows were clamped
+ * >= PLAN_MALFORMED when the JointState step must run. ``*clamped``: rows were clamped
  * (plan->rows). */
 static int clip(js_plan *p, int *clamped) {
   const uint32_t n = p->n;

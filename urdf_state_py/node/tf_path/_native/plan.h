@@ -12,8 +12,8 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-/* A plan of the native loop: native_plan.py's Route as immutable C data, and the one
- * step that turns a serialised JointState into the /tf bytes of that route.
+/* A plan of the native loop: native_loop.py's Plan as immutable C data, and the one
+ * step that turns a serialised JointState into the /tf bytes of its name list.
  * Pure C (no Python, no ROS): the loop thread runs it without the GIL, under the
  * loop's mutex. Every index was checked against its array when the plan was built
  * (plan_check); every byte of the message is checked by js_decode before use. */
@@ -92,9 +92,9 @@ const char *plan_learn_rounding(const js_plan *plan, uint8_t *rounding, const do
 /* NULL when every index and offset of the plan lies inside its arrays, else why not. */
 const char *plan_check(const js_plan *plan);
 
-/* The general path's work on one message of the plan's name list, at node clock
+/* The JointState step's work on one message of the plan's name list, at node clock
  * ``now_ns``. Changes nothing for a result >= PLAN_MALFORMED (Python then runs the
- * general path on the same message, which reports its own clamps). PLAN_PUBLISH: plan->tf holds the /tf,
+ * JointState step on the same message, which reports its own clamps). PLAN_PUBLISH: plan->tf holds the /tf,
  * which the caller counts with plan_published once it went out. */
 int plan_step(js_plan *plan, js_state *state, const uint8_t *data, size_t size, int64_t now_ns);
 

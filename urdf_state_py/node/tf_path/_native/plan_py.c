@@ -12,7 +12,7 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-/* Plan(...): one route of the native loop as a Python object (module _urdf_state_native).
+/* Plan(...): one plan of the native loop as a Python object (module _urdf_state_native).
  * Its constants (plan.h) are copied and checked (plan_check) once; it keeps the
  * merger's q, seen_ns and throttle._last exported (alive and writable) for its life.
  * Only a plan whose __init__ completed is ``ready``: Loop.install refuses any other. */
