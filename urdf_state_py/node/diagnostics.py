@@ -68,8 +68,8 @@ def model_view(loaded: Any, now_ns: int, stale_after_s: float) -> ModelView | No
     """
     Return what the status shows of a loaded model and its joint state.
 
-    What the status shows of a loaded model (description_loader.Loaded) and its joint
-    state; None without one. ``stale_after_s`` 0: no staleness check.
+    ``loaded``: a description_loader.Loaded (None: the result is None too).
+    ``stale_after_s`` 0: no staleness check.
     """
     if loaded is None:
         return None
@@ -144,9 +144,9 @@ class RobotStatus:
         """
         Return the model's view and when it next changes with time alone.
 
-        Return the model's view and when its stale joints next change with time alone, both
-        read under the JointState lock: the native loop writes ``seen_ns`` in place, and a
-        copy taken beside it was a data race (ThreadSanitizer, plan_step vs a numpy copy).
+        Both are read under the JointState lock: the native loop writes ``seen_ns`` in
+        place, and a copy taken beside it was a data race (ThreadSanitizer, plan_step vs
+        a numpy copy).
         """
         with self._input.lock:
             return (model_view(self._loaded(), now_ns, stale_after_s),
@@ -203,8 +203,8 @@ class DiagnosticsBoard:
     """
     One ``/diagnostics`` publisher for the robots added to it.
 
-    One ``/diagnostics`` publisher on ``node`` sending the statuses of the robots added
-    to it, one array per tick of ``ticker`` (see the module docstring); ``guard`` reports
+    It publishes on ``node`` the statuses of its robots as one array per tick of
+    ``ticker`` (see the module docstring); ``guard`` reports
     a failing tick (that array is not sent, the next tick tries again).
     """
 

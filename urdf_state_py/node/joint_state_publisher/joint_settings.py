@@ -15,8 +15,8 @@
 """
 joint_state_publisher's per-joint parameters and model checks.
 
-joint_state_publisher's per-joint parameters: ``zeros.<joint>`` and
-``dependent_joints.<joint>.parent|factor|offset``, plus the model checks of
+The parameters are ``zeros.<joint>`` and
+``dependent_joints.<joint>.parent|factor|offset``; the checks those of
 ``use_smallest_joint_limits`` and ``integrate_velocity``.
 
 rclpy has no map parameters, so joint_state_publisher lets

@@ -57,8 +57,8 @@ def limit_address_space(headroom_mb: int | None = None) -> tuple[int | None, str
     """
     Lower the soft ``RLIMIT_AS`` to the current size plus a headroom.
 
-    Lower the soft ``RLIMIT_AS`` to the current size + ``headroom_mb`` (default: the
-    environment's or 2048 MB). Returns (the limit in bytes or None, what was done).
+    ``headroom_mb``: the environment's or 2048 MB by default. Returns (the limit in
+    bytes or None, what was done).
     """
     if headroom_mb is None:
         text = os.environ.get(HEADROOM_ENV, '').strip() or str(DEFAULT_HEADROOM_MB)

@@ -55,8 +55,8 @@ def lean_endpoints(environ: MutableMapping[str, str] | None = None,
     """
     Point Fast DDS at :data:`PROFILE` where the module docstring allows.
 
-    Point Fast DDS at :data:`PROFILE` in ``environ`` (default ``os.environ``) where the
-    module docstring allows; returns what was done, for the log.
+    ``environ``: where to set it (default ``os.environ``); returns what was done, for
+    the log.
 
     ``fastdds_major``: Fast DDS's major version (None: as installed);
     2 reads ``FASTRTPS_DEFAULT_PROFILES_FILE``, 3 and later ``FASTDDS_...``.

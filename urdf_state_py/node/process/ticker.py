@@ -59,8 +59,7 @@ class Ticker:
         """
         Stop running ``job``.
 
-        Stop running ``job``; returns once a tick running it has ended (unless called
-        from that tick).
+        Returns once a tick running it has ended (unless called from that tick).
         """
         with self._lock:
             if job in self._jobs:

@@ -190,9 +190,9 @@ class JointStateMerger:
         """
         Return how many times a joint received its first value.
 
-        How many times a joint received its first value: one int, so a reader without
-        the JointState lock (the /diagnostics quiet key) sees the pending set change
-        without iterating a set that a JointState may be growing.
+        One int, so a reader without the JointState lock (the /diagnostics quiet key)
+        sees the pending set change without iterating a set that a JointState may be
+        growing.
         """
         return self._generation
 
@@ -219,11 +219,10 @@ class JointStateMerger:
         """
         Take over the values ``old`` received.
 
-        Take over the values ``old`` received (a settings change rebuilt the model):
-        joints of both that are not mimic joints here keep their value; the rest stay
-        at their (new) defaults. Call it where no JointState can change ``old`` (under
-        the node's JointState lock): its values would mix two messages, its received
-        set change size while it is read.
+        For a settings change that rebuilt the model: joints of both that are not mimic
+        joints here keep their value; the rest stay at their (new) defaults. Call it where
+        no JointState can change ``old`` (under the node's JointState lock): its values
+        would mix two messages, its received set change size while it is read.
         """
         for name in old._received:
             joint = self.model.joint_map.get(name)
@@ -387,8 +386,8 @@ class JointStateMerger:
         """
         Return when :meth:`stale_joints` next changes with time alone.
 
-        When :meth:`stale_joints` next changes with time alone (no value arriving): the
-        first instant a joint that is fresh now counts as stale; None when none is fresh.
+        That is, with no value arriving: the first instant a joint that is fresh now
+        counts as stale; None when none is fresh.
         """
         seen = self.seen_ns
         fresh = seen[(seen > 0) & (now_ns - seen <= timeout_ns)]

@@ -298,8 +298,7 @@ class PausingLock:
         """
         Turn into a plain lock: the loop of :attr:`sync` has ended.
 
-        A plain lock from now on: the loop of :attr:`sync` has ended (what it changed
-        is pulled in, and it keeps no plan).
+        What the loop changed is pulled in, and it keeps no plan.
         """
         with self:
             sync, self.sync = self.sync, None
@@ -400,7 +399,7 @@ class LoopSync:
         """
         Return a count of what the loop has seen.
 
-        Messages, events and failures the loop has seen (any thread, without a pause):
+        Of messages, events and failures, read from any thread without a pause:
         unchanged, the loop has changed nothing there is to pull.
         """
         return self.loop.activity()
@@ -409,8 +408,7 @@ class LoopSync:
         """
         Return the loop's counters.
 
-        Return the loop's counters (call under the lock): messages handed to Python by reason,
-        and ``served`` (by the plan), ``errors`` (rcl take/clock/publish), ``retries``
-        (failed waits).
+        Call under the lock. Messages handed to Python by reason, and ``served`` (by the
+        plan), ``errors`` (rcl take/clock/publish), ``retries`` (failed waits).
         """
         return self.loop.counts()

@@ -129,8 +129,8 @@ class PublishThrottle:
         """
         Run :meth:`check` for the common case, without its warnings.
 
-        :meth:`check` for the common case, without its warnings: None (and nothing
-        changed) when :meth:`check` would warn, else whether to publish.
+        None (and nothing changed) when :meth:`check` would warn, else whether to
+        publish.
 
         ``marked``: what :meth:`mark` returned for the same ``indices``; while no
         other mark or reset happened since, their stamps are known without numpy.
