@@ -150,6 +150,39 @@ print(json.dumps({'names': registry.names(), 'message': message, 'typed': typed,
     assert 'urdf_parser_py.urdf.Robot' in report['typed']
 
 
+def test_the_joint_state_step_runs_without_ros():
+    """
+    Check the JointState step -- the /tf path's specification -- needs no ROS.
+
+    The /tf writer and the native loop's plans are the caller's (they hold messages);
+    stand-ins here record what the step asks of them.
+    """
+    code = """
+from types import SimpleNamespace
+from urdf_state_py import Kinematics, load_model_file
+from urdf_state_py.node.tf_path.joint_state_merger import JointStateMerger, WarnOnce
+from urdf_state_py.node.tf_path.joint_state_step import joint_state_step
+kin = Kinematics(load_model_file(sys.argv[2]))
+merger = JointStateMerger(kin.model, kin.variable_index, kin.default_positions(), frequency=0.0)
+warned = WarnOnce()
+state = SimpleNamespace(
+    merger=merger, kinematics=kin,
+    moving=SimpleNamespace(payload_at=lambda joints, q, sec, nanosec: [list(joints), sec]),
+    plans=SimpleNamespace(last_names=None, resolved=lambda c, ignore: warned.new(c)))
+names = tuple(kin.model.active_joint_names[:3])
+step = joint_state_step(state, names, [9.0, 0.0, 0.0], 7, 5, 10**9)
+print(json.dumps({'payload': step.payload, 'newly_clamped': list(step.newly_clamped),
+                  'names': list(names), 'last_names': list(state.plans.last_names),
+                  'leaked': sorted(m for m in sys.modules if m.split('.')[0] in BLOCKED)}))
+"""
+    report = _run(code, ROS_PACKAGES)
+    assert report['leaked'] == []
+    joints, sec = report['payload']
+    assert sec == 7 and set(report['names']) <= set(joints)
+    assert report['newly_clamped'] == [report['names'][0]]   # 9 rad is beyond its limits
+    assert report['last_names'] == report['names']
+
+
 # -- static: the import statements of every module ----------------------------
 
 def _layer(module: str) -> str:
