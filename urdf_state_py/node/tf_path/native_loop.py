@@ -41,7 +41,7 @@ from .tf_publishing import MovingTransforms
 __all__ = ['LoopSync', 'NativePlans', 'PausingLock', 'Plan']
 
 #: The plan cache holds at most this many name lists, and about _PLAN_CACHE_BYTES of
-#: their constants (their native plans included): a peer cycling through eligible name
+#: their constants (their native copies included): a peer cycling through eligible name
 #: lists costs a bounded amount of memory, whatever the robot's size.
 _PLAN_CACHE_SIZE = 64
 _PLAN_CACHE_BYTES = 4 << 20
@@ -52,7 +52,7 @@ _PROBES = 256
 
 
 class Plan:
-    """The constants of one name list (see the module docstring)."""
+    """The constants of one name list the loop serves it with (see docs/native_loop.md)."""
 
     __slots__ = ('names', 'src', 'dst', 'source', 'multiplier', 'offset', 'bounds',
                  'ignored_bounds', 'row_names', 'warned_generation', 'unwarned', 'half_gain',
@@ -127,7 +127,7 @@ class _Ineligible(Exception):
 
 
 class NativePlans:
-    """The native plans of one loaded model, and the clamp state they share (see above)."""
+    """The plans of one loaded model, and the clamp state they share."""
 
     def __init__(self, merger: JointStateMerger, kinematics: Kinematics,
                  moving: MovingTransforms, warned: WarnOnce | None = None) -> None:
