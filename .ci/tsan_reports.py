@@ -26,14 +26,16 @@ from run to run. A suppression file cannot say "every frame lies elsewhere": `ra
 matches X in any frame of either stack, so `race:libfastrtps.so` would also hide a race of
 ours whose stack passes through Fast DDS, and `called_from_lib:` stops TSan from following
 those libraries' mutexes (it then reports unlocks of unlocked mutexes in libstdc++).
-So the rule is applied here, by library, to what each stack says:
-* an access stack (the racing read or write, or the main stack of a mutex report): its
-  first frame past the sanitizer's runtime is the code that touched the memory. When that
-  frame is ours, the report is ours. Frames of ours further down are only callers: our
-  loop's rcl_take reaches Fast DDS's TypeSupport::deserialize, which copies a payload
-  that Fast DDS's publishing thread filled and handed over with its own atomics;
+So the rule is applied here, by library, to what each stack says: the first frame past the
+sanitizer's runtime is the code that did the thing the stack records, and a report is ours
+when that frame is ours in any of its stacks:
+* an access stack (the racing read or write, or the main stack of a mutex report): the code
+  that touched the memory. Frames of ours further down are only callers: our loop's rcl_take
+  reaches Fast DDS's TypeSupport::deserialize, which copies a payload that Fast DDS's
+  publishing thread filled and handed over with its own atomics;
 * every other stack (where the memory was allocated, where a mutex was made, where a
-  thread was started): any frame of ours makes the report ours (our memory, our lock).
+  thread was started): the code that allocated, made or started it. Our rcl_subscription_fini
+  reaches Fast DDS, which takes a block from its own payload pool: Fast DDS's memory.
 A report that is not ours is counted per set of libraries and printed as suppressed; any
 report of ours is printed whole and fails (exit 1).
 """
@@ -46,31 +48,27 @@ import sys
 
 FRAME = re.compile(r'^\s+#\d+ .*\((?P<module>[^()]+?)\+0x[0-9a-f]+\)\s*$')
 HEADER = re.compile(r'^WARNING: ThreadSanitizer: (?P<kind>.+?) \(pid=\d+\)')
-ACCESS = re.compile(r'^(WARNING: |\s+(Previous )?(atomic )?(read|write) )', re.I)
 RUNTIME = ('libtsan.so',)
 
 
-def stacks(block: str) -> list[tuple[bool, list[str]]]:
-    """(is an access stack, frame modules in order) of each stack of one report."""
-    found: list[tuple[bool, list[str]]] = []
+def stacks(block: str) -> list[list[str]]:
+    """The frame modules, in order, of each stack of one report."""
+    found: list[list[str]] = []
     for line in block.splitlines():
         frame = FRAME.match(line)
         if frame:
             if found:
-                found[-1][1].append(frame.group('module').rsplit('/', 1)[-1])
+                found[-1].append(frame.group('module').rsplit('/', 1)[-1])
         elif line.strip():
-            found.append((bool(ACCESS.match(line)), []))
-    return [(access, modules) for access, modules in found if modules]
+            found.append([])
+    return [modules for modules in found if modules]
 
 
 def is_ours(block: str, ours: str) -> bool:
-    """Return whether the report's accessing code, memory, mutex or thread is ours (see above)."""
-    for access, modules in stacks(block):
-        if access:
-            accessor = next((m for m in modules if not m.startswith(RUNTIME)), '')
-            if ours in accessor:
-                return True
-        elif any(ours in m for m in modules):
+    """Return whether the code that accessed, allocated, made or started it is ours (see above)."""
+    for modules in stacks(block):
+        actor = next((m for m in modules if not m.startswith(RUNTIME)), '')
+        if ours in actor:
             return True
     return False
 
@@ -95,7 +93,7 @@ def main(ours: str, paths: list[str]) -> int:
                     failed += 1
                     sys.stderr.write(block + '==================\n')
                 else:
-                    libraries = sorted({m for _, modules in stacks(block) for m in modules
+                    libraries = sorted({m for modules in stacks(block) for m in modules
                                         if not m.startswith(RUNTIME)})
                     foreign[(kind, ', '.join(libraries) or 'no frames')] += 1
     for (kind, libraries), count in sorted(foreign.items()):
