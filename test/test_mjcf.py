@@ -147,6 +147,8 @@ REFUSED = [
     (mjcf('<body name="b"><joint class="nope"/></body>'), "unknown default class 'nope'"),
     (mjcf('<body name="b" quat="1 0 0 0" euler="0 0 1"/>'), 'several orientations'),
     (mjcf('<body name="b" pos="1 2"/>'), "body 'b' pos must be 3 numbers"),
+    (mjcf('<body name="b" pos="1 2 x"/>'), "body 'b' pos: 'x' is not a number"),
+    (mjcf('<body name="b"><geom size=""/></body>'), 'size must be 1 to 3 numbers'),
     (mjcf('<body name="b"><joint range="1 0" limited="true"/></body>'), 'range'),
     (mjcf('<body name="b"><joint name="j"/></body><body name="c"><joint name="k"/></body>',
           '<equality><joint joint1="j" joint2="k" polycoef="0 1 0.5 0 0"/></equality>'),

@@ -234,8 +234,9 @@ def numbers(text: str | None, what: str, count: int | None = None,
     values = tuple(float(part) for part in parts)
     if any(not math.isfinite(value) for value in values):
         raise DescriptionError(f"{what}: '{text}' is out of range")
-    expected = count if count is not None else len(values)
-    if len(values) != expected or not values:
+    if not values or (count is None and len(values) > 3):
+        raise DescriptionError(f"{what} must be 1 to 3 numbers, not '{text}'")
+    if count is not None and len(values) != count:
         raise DescriptionError(f'{what} must be {count} numbers, found {len(values)} '
                                f"in '{text}'")
     return values
