@@ -205,3 +205,10 @@ def test_cli_check_and_fk_read_mjcf(capsys):
     out, err = capsys.readouterr()
     assert code == 0, err
     assert 'slider' in out and '-0.5' in out
+
+
+def test_bodies_nested_too_deeply_are_an_error_not_a_crash():
+    depth = 5000
+    text = mjcf('<body>' * depth + '</body>' * depth)
+    with pytest.raises(DescriptionError, match='nested too deeply'):
+        load_model(text, 'mjcf')
