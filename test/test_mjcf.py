@@ -27,13 +27,16 @@ import os
 from pathlib import Path
 from xml.etree import ElementTree
 
+import numpy as np
 import pytest
 from robot_files import CORPUS, FIXTURES, needs_corpus
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.model import JointType, Mimic
 from urdf_state_py.core.parsers import default_registry, load_model, load_model_file
+from urdf_state_py.core.parsers.mjcf_orientation import axis_angle, origin
 from urdf_state_py.core.parsers.registry import read_file
 from urdf_state_py.core.parsers.xacro_sandbox import policy, RESTRICTED
+from urdf_state_py.core.transforms import quaternion_multiply, quaternion_to_matrix, rpy_to_matrix
 from urdf_state_py.tools import cli
 
 MJCF = FIXTURES / 'mjcf'
@@ -212,3 +215,18 @@ def test_bodies_nested_too_deeply_are_an_error_not_a_crash():
     text = mjcf('<body>' * depth + '</body>' * depth)
     with pytest.raises(DescriptionError, match='nested too deeply'):
         load_model(text, 'mjcf')
+
+
+def test_origin_rpy_rebuilds_the_rotation_at_every_pitch():
+    """Near pitch +-pi/2 too (MuJoCo models are full of exact quarter turns), to 1e-10."""
+    rng = np.random.default_rng(7)
+    worst = 0.0
+    for _ in range(5000):
+        off = 10.0 ** rng.uniform(-17, -2) * rng.integers(0, 2)
+        pitch = rng.choice([-1.0, 1.0]) * (math.pi / 2 - off)
+        q = quaternion_multiply(quaternion_multiply(
+            axis_angle((0.0, 0.0, 1.0), rng.uniform(-4, 4)), axis_angle((0.0, 1.0, 0.0), pitch)),
+            axis_angle((1.0, 0.0, 0.0), rng.uniform(-4, 4)))
+        rpy = origin(((0.0, 0.0, 0.0), q)).rpy
+        worst = max(worst, np.abs(rpy_to_matrix(np.array(rpy)) - quaternion_to_matrix(q)).max())
+    assert worst < 1e-10

@@ -38,9 +38,9 @@ from ._xml import root_span
 from .base import Parser, ParserOption
 from .mjcf_document import Document, flag, MAIN_CLASS, numbers, read_document
 from .mjcf_geoms import Geom, GeomReader
-from .mjcf_orientation import axis_angle, compose, IDENTITY, ORIGIN, Pose, rpy, unit
+from .mjcf_orientation import axis_angle, compose, IDENTITY, ORIGIN, origin, Pose, unit
 from ..errors import DescriptionError
-from ..model import Joint, JointType, Limits, Link, Mimic, Model, Origin
+from ..model import Joint, JointType, Limits, Link, Mimic, Model
 from ..urdf_writer import urdf_text, Visual
 
 WORLD = 'world'
@@ -151,9 +151,9 @@ class _Builder:
             pending, parent = self.joint(attributes, kind, joint_name, where, pending, parent,
                                          name, last)
         if not joints:
-            self.add(Joint(f'{name}_fixed', JointType.FIXED, parent, name, _origin(pose)))
+            self.add(Joint(f'{name}_fixed', JointType.FIXED, parent, name, origin(pose)))
         elif parent != name:
-            self.add(Joint(f'{name}_anchor', JointType.FIXED, parent, name, _origin(pending)))
+            self.add(Joint(f'{name}_anchor', JointType.FIXED, parent, name, origin(pending)))
         geoms: list[Geom] = []
         self.children(element, name, ORIGIN, childclass, False, geoms)
         self.visuals[name] = self.geoms.visuals(geoms, name)
@@ -175,12 +175,12 @@ class _Builder:
         self.refs[name] = ref
         if kind == 'hinge':
             anchor = numbers(attributes.get('pos'), f'{where} pos', 3, (0.0, 0.0, 0.0))
-            origin = compose(compose(pending, (anchor, IDENTITY)),
-                             ((0.0, 0.0, 0.0), axis_angle(axis, -ref)))
+            joint_origin = compose(compose(pending, (anchor, IDENTITY)),
+                                   ((0.0, 0.0, 0.0), axis_angle(axis, -ref)))
         else:
             anchor = (0.0, 0.0, 0.0)
-            origin = compose(pending, ((-ref * axis[0], -ref * axis[1], -ref * axis[2]),
-                                       IDENTITY))
+            shift = (-ref * axis[0], -ref * axis[1], -ref * axis[2])
+            joint_origin = compose(pending, (shift, IDENTITY))
         child = body if last and anchor == (0.0, 0.0, 0.0) else f'{body}/{name}'
         limits = self.limits(attributes, scale, where)
         if kind == 'hinge':
@@ -189,7 +189,7 @@ class _Builder:
             joint_type = JointType.PRISMATIC
         if child != body:
             self.links.append(child)
-        self.add(Joint(name, joint_type, parent, child, _origin(origin), axis, limits))
+        self.add(Joint(name, joint_type, parent, child, origin(joint_origin), axis, limits))
         return ((-anchor[0], -anchor[1], -anchor[2]), IDENTITY), child
 
     def limits(self, attributes: Mapping[str, str], scale: float, where: str) -> Limits | None:
@@ -242,7 +242,3 @@ class _Builder:
                 offset = self.refs[follower] + c0 - c1 * self.refs[leader]
                 self.joints[follower] = dataclasses.replace(
                     self.joints[follower], mimic=Mimic(leader, c1, offset))
-
-
-def _origin(pose: Pose) -> Origin:
-    return Origin(xyz=pose[0], rpy=rpy(pose[1]))

@@ -36,9 +36,8 @@ import os
 from xml.etree.ElementTree import Element
 
 from .mjcf_document import Document, MAIN_CLASS, numbers
-from .mjcf_orientation import compose, IDENTITY, orientation, Pose, rpy
+from .mjcf_orientation import compose, IDENTITY, orientation, origin, Pose
 from ..errors import DescriptionError
-from ..model import Origin
 from ..urdf_writer import Visual
 
 #: A geom to read: the element, the pose of its frame in the body, its class.
@@ -138,5 +137,5 @@ def _is_visual(attributes: dict[str, str]) -> bool:
 def _visual(pose: Pose, geometry: str, rgba: tuple[float, ...] | None, **values) -> Visual:
     attributes = tuple((key, value if isinstance(value, str) else repr(float(value)))
                        for key, value in values.items())
-    return Visual(Origin(xyz=pose[0], rpy=rpy(pose[1])), geometry, attributes,
+    return Visual(origin(pose), geometry, attributes,
                   tuple(rgba) if rgba is not None else None)

@@ -14,75 +14,51 @@
 
 
 """
-Rigid transforms of MJCF: MuJoCo's orientation forms, poses as (position, quaternion).
+MuJoCo's orientation forms as quaternions, and poses made URDF origins.
 
-MuJoCo writes every orientation as one of ``quat`` (w x y z), ``axisangle``,
+MuJoCo writes an orientation as one of ``quat`` (w x y z), ``axisangle``,
 ``euler`` (in the order of ``<compiler eulerseq>``), ``xyaxes`` or ``zaxis``,
-with angles in the unit of ``<compiler angle>``. Poses are composed here as
-MuJoCo's compiler does (quaternions), and turned into URDF's fixed-axis
-roll-pitch-yaw only at the end, by :func:`rpy`.
+with angles in the unit of ``<compiler angle>``. Here they become the
+package's (x, y, z, w) quaternions; poses are ``(translation, quaternion)``
+pairs composed with :mod:`urdf_state_py.core.transforms`, as MuJoCo's
+compiler composes them, and turned into URDF's roll-pitch-yaw only at the end
+(:func:`origin`).
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..errors import DescriptionError
+from ..model import Origin
+from ..transforms import (compose_poses, matrix_to_quaternion, normalize_quaternion,
+                          quaternion_multiply)
 
 Vector = tuple[float, float, float]
-Quaternion = tuple[float, float, float, float]
-Pose = tuple[Vector, Quaternion]
+#: (translation, unit quaternion (x, y, z, w)), anything numpy reads as such.
+Pose = tuple
 
-IDENTITY: Quaternion = (1.0, 0.0, 0.0, 0.0)
+IDENTITY = (0.0, 0.0, 0.0, 1.0)
 ORIGIN: Pose = ((0.0, 0.0, 0.0), IDENTITY)
 #: The attributes that set an orientation, with their number of values.
 FORMS = {'quat': 4, 'axisangle': 4, 'euler': 3, 'xyaxes': 6, 'zaxis': 3}
 _AXES = {'x': (1.0, 0.0, 0.0), 'y': (0.0, 1.0, 0.0), 'z': (0.0, 0.0, 1.0)}
 # Below this cos(pitch), roll and yaw are taken apart from their well-conditioned
-# sum or difference (see rpy); above it the plain formulas lose less than 1e-11.
+# sum or difference (see _rpy); above it the plain formulas lose less than 1e-11.
 _GIMBAL = 1e-5
-
-
-def multiply(a: Quaternion, b: Quaternion) -> Quaternion:
-    """Return the Hamilton product ``a * b``."""
-    aw, ax, ay, az = a
-    bw, bx, by, bz = b
-    return (aw * bw - ax * bx - ay * by - az * bz,
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw)
-
-
-def rotate(q: Quaternion, v: Vector) -> Vector:
-    """Return ``v`` rotated by the unit quaternion ``q``."""
-    w, x, y, z = q
-    # t = 2 * (q.xyz x v); v' = v + w t + q.xyz x t
-    tx = 2.0 * (y * v[2] - z * v[1])
-    ty = 2.0 * (z * v[0] - x * v[2])
-    tz = 2.0 * (x * v[1] - y * v[0])
-    return (v[0] + w * tx + y * tz - z * ty,
-            v[1] + w * ty + z * tx - x * tz,
-            v[2] + w * tz + x * ty - y * tx)
 
 
 def compose(a: Pose, b: Pose) -> Pose:
     """Return the pose ``b`` expressed in ``a``'s parent: ``a * b``."""
-    moved = rotate(a[1], b[0])
-    return ((a[0][0] + moved[0], a[0][1] + moved[1], a[0][2] + moved[2]),
-            normalized(multiply(a[1], b[1])))
+    return compose_poses(a[0], a[1], b[0], b[1])
 
 
-def normalized(q: Quaternion) -> Quaternion:
-    """Return ``q`` scaled to length 1 (a zero quaternion is the caller's error)."""
-    norm = math.sqrt(sum(c * c for c in q))
-    return (q[0] / norm, q[1] / norm, q[2] / norm, q[3] / norm)
-
-
-def axis_angle(axis: Vector, angle: float) -> Quaternion:
+def axis_angle(axis: Vector, angle: float) -> tuple[float, float, float, float]:
     """Return the rotation by ``angle`` (radians) about the unit vector ``axis``."""
-    half = 0.5 * angle
-    s = math.sin(half)
-    return (math.cos(half), axis[0] * s, axis[1] * s, axis[2] * s)
+    s = math.sin(0.5 * angle)
+    return (axis[0] * s, axis[1] * s, axis[2] * s, math.cos(0.5 * angle))
 
 
 def unit(v: Vector, what: str) -> Vector:
@@ -94,70 +70,52 @@ def unit(v: Vector, what: str) -> Vector:
 
 
 def orientation(form: str, values: list[float], degrees: bool, eulerseq: str,
-                what: str) -> Quaternion:
-    """Return the unit quaternion of one MJCF orientation attribute ``form``."""
+                what: str) -> np.ndarray:
+    """Return the unit quaternion (x, y, z, w) of one MJCF orientation attribute ``form``."""
     scale = math.pi / 180.0 if degrees else 1.0
     if form == 'quat':
         if not math.sqrt(sum(c * c for c in values)) > 1e-14:
             raise DescriptionError(f'{what} quat is zero')
-        return normalized((values[0], values[1], values[2], values[3]))
+        return normalize_quaternion((values[1], values[2], values[3], values[0]))
     if form == 'axisangle':
         axis = unit((values[0], values[1], values[2]), f'{what} axisangle axis')
-        return axis_angle(axis, values[3] * scale)
+        return np.array(axis_angle(axis, values[3] * scale))
     if form == 'euler':
-        q = IDENTITY
+        q = np.array(IDENTITY)
         for letter, angle in zip(eulerseq, values):
             step = axis_angle(_AXES[letter.lower()], angle * scale)
-            q = multiply(q, step) if letter.islower() else multiply(step, q)
+            q = quaternion_multiply(q, step) if letter.islower() else quaternion_multiply(step, q)
         return q
     if form == 'xyaxes':
         x = unit((values[0], values[1], values[2]), f'{what} xyaxes x')
         d = sum(a * b for a, b in zip(x, values[3:6]))
         y = unit((values[3] - d * x[0], values[4] - d * x[1], values[5] - d * x[2]),
                  f'{what} xyaxes y (orthogonal to x)')
-        z = (x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0])
-        return _matrix_quaternion(x, y, z)
+        return normalize_quaternion(matrix_to_quaternion(np.column_stack([x, y, np.cross(x, y)])))
     z = unit((values[0], values[1], values[2]), f'{what} zaxis')
-    axis = (-z[1], z[0], 0.0)
-    sine = math.sqrt(axis[0] * axis[0] + axis[1] * axis[1])
-    if sine < 1e-10:
-        axis, sine = (1.0, 0.0, 0.0), 0.0
-    else:
-        axis = (axis[0] / sine, axis[1] / sine, 0.0)
-    return axis_angle(axis, math.atan2(sine, z[2]))
+    sine = math.hypot(z[0], z[1])
+    axis = (1.0, 0.0, 0.0) if sine < 1e-10 else (-z[1] / sine, z[0] / sine, 0.0)
+    return np.array(axis_angle(axis, math.atan2(sine, z[2])))
 
 
-def _matrix_quaternion(x: Vector, y: Vector, z: Vector) -> Quaternion:
-    """Return the quaternion of the rotation whose columns are ``x``, ``y``, ``z``."""
-    m00, m10, m20 = x
-    m01, m11, m21 = y
-    m02, m12, m22 = z
-    trace = m00 + m11 + m22
-    if trace > 0.0:
-        s = 2.0 * math.sqrt(1.0 + trace)
-        q = (0.25 * s, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s)
-    elif m00 >= m11 and m00 >= m22:
-        s = 2.0 * math.sqrt(1.0 + m00 - m11 - m22)
-        q = ((m21 - m12) / s, 0.25 * s, (m01 + m10) / s, (m02 + m20) / s)
-    elif m11 >= m22:
-        s = 2.0 * math.sqrt(1.0 + m11 - m00 - m22)
-        q = ((m02 - m20) / s, (m01 + m10) / s, 0.25 * s, (m12 + m21) / s)
-    else:
-        s = 2.0 * math.sqrt(1.0 + m22 - m00 - m11)
-        q = ((m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, 0.25 * s)
-    return normalized(q)
+def origin(pose: Pose) -> Origin:
+    """Return ``pose`` as URDF has it: translation and roll-pitch-yaw."""
+    return Origin(xyz=tuple(float(c) for c in pose[0]), rpy=_rpy(pose[1]))
 
 
-def rpy(q: Quaternion) -> Vector:
+def _rpy(q) -> Vector:
     """
     Return URDF's (roll, pitch, yaw) of ``q``: R = Rz(yaw) Ry(pitch) Rx(roll).
 
-    At pitch near +-pi/2 roll and yaw are each ill-conditioned while only
-    their difference (pitch +pi/2) or sum (-pi/2) matters; that one is then
-    read from the well-conditioned matrix entries, so the rotation rebuilt
-    from the angles stays within a few ulps of ``q`` at any pitch.
+    Unlike :func:`~urdf_state_py.core.transforms.quaternion_to_rpy`, whose
+    pitch (an arcsine) is good to ~1e-8 rad near +-pi/2, the rotation rebuilt
+    from these angles stays within 1e-10 of ``q`` at every pitch (poses must
+    equal MuJoCo's to 1e-9): pitch is an arctangent, and near +-pi/2, where
+    roll and yaw are each ill-conditioned while only their difference (pitch
+    +pi/2) or sum (-pi/2) matters, that one is read from the well-conditioned
+    matrix entries.
     """
-    w, x, y, z = q
+    x, y, z, w = (float(c) for c in q)
     r00 = 1.0 - 2.0 * (y * y + z * z)
     r10 = 2.0 * (x * y + w * z)
     r20 = 2.0 * (x * z - w * y)
