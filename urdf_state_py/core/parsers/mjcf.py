@@ -80,11 +80,11 @@ class MjcfParser(Parser):
         geoms: list[Geom] = []
         for worldbody in document.root.findall('worldbody'):
             builder.children(worldbody, WORLD, ORIGIN, MAIN_CLASS, True, geoms)
-        builder.visuals[WORLD] = builder.geoms.visuals(geoms, WORLD)
+        builder.visuals[WORLD] = builder.visual_reader.visuals(geoms, WORLD)
         builder.equalities()
         name = document.root.get('model') or 'MuJoCo Model'
-        joints = [builder.joints[n] for n in builder.joints]
-        return Model(name, tuple(Link(n) for n in builder.links), tuple(joints)), builder.visuals
+        links = tuple(Link(n) for n in builder.links)
+        return Model(name, links, tuple(builder.joints.values())), builder.visuals
 
 
 class _Builder:
@@ -93,11 +93,11 @@ class _Builder:
     def __init__(self, document: Document) -> None:
         self.document = document
         self.compiler = document.compiler
-        self.links: list[str] = [WORLD]
+        self.links: dict[str, None] = {WORLD: None}    # ordered, and a fast membership test
         self.joints: dict[str, Joint] = {}
         self.refs: dict[str, float] = {}
         self.visuals: dict[str, list[Visual]] = {}
-        self.geoms = GeomReader(document)
+        self.visual_reader = GeomReader(document)
         self.body_count = 0
 
     def children(self, element: Element, link: str, frame: Pose, childclass: str,
@@ -127,7 +127,7 @@ class _Builder:
         childclass = element.get('childclass', childclass)
         pose = compose(frame, self.document.pose(element.attrib, what))
         joints = [child for child in element if child.tag in ('joint', 'freejoint')]
-        self.links.append(name)
+        self.links[name] = None
         pending = pose
         for index, joint in enumerate(joints):
             attributes = self.document.attributes(joint, childclass) \
@@ -156,7 +156,7 @@ class _Builder:
             self.add(Joint(f'{name}_anchor', JointType.FIXED, parent, name, origin(pending)))
         geoms: list[Geom] = []
         self.children(element, name, ORIGIN, childclass, False, geoms)
-        self.visuals[name] = self.geoms.visuals(geoms, name)
+        self.visuals[name] = self.visual_reader.visuals(geoms, name)
 
     def joint(self, attributes: Mapping[str, str], kind: str, name: str, where: str,
               pending: Pose, parent: str, body: str, last: bool) -> tuple[Pose, str]:
@@ -188,7 +188,7 @@ class _Builder:
         else:
             joint_type = JointType.PRISMATIC
         if child != body:
-            self.links.append(child)
+            self.links[child] = None
         self.add(Joint(name, joint_type, parent, child, origin(joint_origin), axis, limits))
         return ((-anchor[0], -anchor[1], -anchor[2]), IDENTITY), child
 
