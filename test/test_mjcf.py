@@ -35,7 +35,7 @@ from urdf_state_py.core.model import JointType, Mimic
 from urdf_state_py.core.parsers import default_registry, load_model, load_model_file
 from urdf_state_py.core.parsers.mjcf_orientation import axis_angle, origin
 from urdf_state_py.core.parsers.registry import read_file
-from urdf_state_py.core.parsers.xacro_sandbox import policy, RESTRICTED
+from urdf_state_py.core.parsers.xacro_sandbox import limit_expansion, policy, RESTRICTED
 from urdf_state_py.core.transforms import quaternion_multiply, quaternion_to_matrix, rpy_to_matrix
 from urdf_state_py.tools import cli
 
@@ -190,6 +190,20 @@ def test_includes_at_run_time_stay_below_base_dir(tmp_path):
     # The trusted policy (the operator's own file) reads where the file says.
     text = '<mujoco><include file="../outside.xml"/></mujoco>'
     assert load_model(text, 'mjcf', {'base_dir': str(inside)}).link_names == ('world',)
+
+
+def test_included_files_count_against_the_size_limit(tmp_path):
+    part = '<mujoco><worldbody><body name="b%d"/></worldbody></mujoco>'
+    for index in range(3):
+        (tmp_path / f'p{index}.xml').write_text(part % index)
+    text = '<mujoco>' + ''.join(f'<include file="p{i}.xml"/>' for i in range(3)) + '</mujoco>'
+    size = len(part % 0)
+    with limit_expansion(3 * size):
+        assert len(load_model(text, 'mjcf', {'base_dir': str(tmp_path)}).links) == 4
+    with limit_expansion(3 * size - 1), pytest.raises(DescriptionError) as error:
+        load_model(text, 'mjcf', {'base_dir': str(tmp_path)})
+    assert "<include file='p2.xml'>: the included files are over the limit" in str(error.value)
+    assert error.value.kind == 'size limit'
 
 
 def test_include_loop_is_refused(tmp_path):

@@ -31,7 +31,7 @@ from pathlib import Path
 from mjcf_oracle import (compile_model, joint_values, mujoco_poses, random_qpos, urdf_poses)
 import numpy as np
 import pytest
-from robot_files import corpus_params, FIXTURES
+from robot_files import CORPUS, corpus_params, FIXTURES
 from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.parsers import default_registry
 from urdf_state_py.core.parsers.registry import read_file
@@ -44,7 +44,6 @@ SAMPLES = 20
 
 
 def _robot_files() -> list:
-    from robot_files import CORPUS
     corpus = corpus_params([CORPUS / 'mjcf' / name for name in MENAGERIE],
                            [name.split('/')[0] for name in MENAGERIE])
     fixtures = [pytest.param(path, id=path.stem) for path in FIXTURE_FILES

@@ -105,7 +105,7 @@ def read_document(data: str | bytes, base_dir: str) -> Document:
     if root.tag != 'mujoco':
         raise DescriptionError(f'root element is <{root.tag}>, expected <mujoco>')
     base = os.path.abspath(base_dir) if base_dir else os.path.abspath(os.curdir)
-    _splice_includes(root, base, bool(base_dir), [], [0])
+    _splice_includes(root, base, bool(base_dir), [], [0, 0])
     for element in root.iter():
         if element.tag in UNSUPPORTED:
             raise DescriptionError(f'<{element.tag}> is not supported by the mjcf parser '
@@ -124,6 +124,7 @@ def read_document(data: str | bytes, base_dir: str) -> Document:
 
 def _splice_includes(parent: Element, base: str, declared: bool, chain: list[str],
                      count: list[int]) -> None:
+    """Replace each ``<include>`` below ``parent``; ``count``: includes and bytes so far."""
     index = 0
     while index < len(parent):
         child = parent[index]
@@ -156,16 +157,18 @@ def _read_include(name: str | None, base: str, declared: bool, chain: list[str],
     if len(chain) >= _MAX_INCLUDE_DEPTH or count[0] > _MAX_INCLUDES:
         raise DescriptionError(f"<include file='{name}'>: more than {_MAX_INCLUDES} includes "
                                f'or nested deeper than {_MAX_INCLUDE_DEPTH}')
+    limit = expansion_limit()
     try:
-        with open(path, 'rb') as stream:
-            data = stream.read()
+        with open(path, 'rb') as stream:   # no more than the limit allows, plus one byte
+            data = stream.read() if limit is None else stream.read(limit - count[1] + 1)
     except OSError as exc:
         raise DescriptionError(f"<include file='{name}'>: cannot read '{path}': "
                                f'{exc.strerror}') from None
-    limit = expansion_limit()
-    if limit is not None and len(data) > limit:
-        raise DescriptionError(f"<include file='{name}'> is {len(data)} bytes, over the limit "
-                               f'of {limit} (description.max_bytes)', kind='size limit')
+    count[1] += len(data)
+    if limit is not None and count[1] > limit:
+        raise DescriptionError(f"<include file='{name}'>: the included files are over the "
+                               f'limit of {limit} bytes (description.max_bytes)',
+                               kind='size limit')
     try:
         included = read_tree(data)
     except DescriptionError as exc:
