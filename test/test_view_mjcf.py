@@ -42,39 +42,56 @@ from urdf_state_py.core.parsers import load_model_file  # noqa: E402 - after the
 from view_harness import Browser, screenshot, ViewProcess  # noqa: E402 - after importorskip
 
 
-def test_menagerie_h1_is_drawn_with_its_meshes(probe):
-    path = corpus_file('mjcf/unitree_h1/h1.xml')
-    browser = Browser()
-    view = ViewProcess('--allow-dir', str(path.parent))
-    node = NodeUnderTest('urdf_state_view_mjcf', {'robot_description': path.read_text(),
-                                                  'mjcf.base_dir': str(path.parent)})
-    try:
-        model = load_model_file(path)
-        kinematics = Kinematics(model)
-        rng = np.random.default_rng(3)
-        values = {'pelvis_joint0/trans_z': 1.06, 'pelvis_joint0/rot_w': 1.0}
-        for name in model.active_joint_names:
-            joint = model.joint(name)
-            if joint.is_bounded:
-                values[name] = 0.3 * float(rng.uniform(joint.limits.lower, joint.limits.upper))
-        browser.open(view.url)
-        browser.wait('window.urdfView && window.urdfView.status().robot === "h1"',
-                     what='the page to load the H1')
-        probe.answer_to_state(list(values), list(values.values()))
-        browser.wait('window.urdfView.ready', what='the H1 drawn')
-        urdf = probe.late_latched('robot_description', String).data
-        meshes = len(re.findall(r'<mesh filename="file://', urdf))
-        status = browser.js('return window.urdfView.status();')
-        assert meshes == 21 and status['links'] == len(model.link_names)
-        assert status['meshes'] == {'referenced': meshes, 'loaded': meshes, 'failed': 0}, status
-        # three.js's matrixWorld is column-major: the transpose's rows, flattened
-        elbow = kinematics.link_pose(kinematics.positions(values), 'right_elbow_link')
-        wanted = json.dumps(elbow.T.ravel().tolist())
-        browser.wait(f'((p, e) => p !== null && p.every((v, i) => Math.abs(v - e[i]) < 1e-4))('
-                     f'window.urdfView.linkPose("right_elbow_link"), {wanted})',
-                     what='the right elbow drawn where FK puts it')
-        screenshot(browser, 'view_mjcf_h1.png')
-    finally:
-        node.close()
-        assert view.stop() == 0, view.log
-        browser.close()
+H1 = 'mjcf/unitree_h1/h1.xml'
+
+
+@pytest.fixture(scope='module')
+def browser():
+    corpus_file(H1)     # skips without the corpus, before a browser starts
+    page = Browser()
+    yield page
+    page.close()
+
+
+@pytest.fixture(scope='module')
+def view(browser):
+    process = ViewProcess('--allow-dir', str(corpus_file(H1).parent))
+    yield process
+    assert process.stop() == 0, process.log
+
+
+@pytest.fixture(scope='module')
+def node(view):
+    path = corpus_file(H1)
+    under_test = NodeUnderTest('urdf_state_view_mjcf', {'robot_description': path.read_text(),
+                                                        'mjcf.base_dir': str(path.parent)})
+    yield under_test
+    under_test.close()
+
+
+def test_menagerie_h1_is_drawn_with_its_meshes(probe, node, view, browser):
+    model = load_model_file(corpus_file(H1))
+    kinematics = Kinematics(model)
+    rng = np.random.default_rng(3)
+    values = {'pelvis_joint0/trans_z': 1.06, 'pelvis_joint0/rot_w': 1.0}
+    for name in model.active_joint_names:
+        joint = model.joint(name)
+        if joint.is_bounded:
+            values[name] = 0.3 * float(rng.uniform(joint.limits.lower, joint.limits.upper))
+    browser.open(view.url)
+    browser.wait('window.urdfView && window.urdfView.status().robot === "h1"',
+                 what='the page to load the H1')
+    probe.answer_to_state(list(values), list(values.values()))
+    browser.wait('window.urdfView.ready', what='the H1 drawn')
+    urdf = probe.late_latched('robot_description', String).data
+    meshes = len(re.findall(r'<mesh filename="file://', urdf))
+    status = browser.js('return window.urdfView.status();')
+    assert meshes == 21 and status['links'] == len(model.link_names)
+    assert status['meshes'] == {'referenced': meshes, 'loaded': meshes, 'failed': 0}, status
+    # three.js's matrixWorld is column-major: the transpose's rows, flattened
+    elbow = kinematics.link_pose(kinematics.positions(values), 'right_elbow_link')
+    wanted = json.dumps(elbow.T.ravel().tolist())
+    browser.wait(f'((p, e) => p !== null && p.every((v, i) => Math.abs(v - e[i]) < 1e-4))('
+                 f'window.urdfView.linkPose("right_elbow_link"), {wanted})',
+                 what='the right elbow drawn where FK puts it')
+    screenshot(browser, 'view_mjcf_h1.png')
