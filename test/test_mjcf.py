@@ -158,6 +158,8 @@ REFUSED = [
      'degree above 1'),
     (mjcf('<body name="b"><joint name="j"/></body>',
           '<equality><joint joint1="j"/></equality>'), 'without joint2'),
+    (mjcf('<body name="b"><joint name="j" range="0 1"/></body>',
+          '<compiler autolimits="false"/>'), "has a range but no 'limited'"),
     (mjcf('', '<compiler coordinate="global"/>'), 'coordinate'),
     (mjcf('', '<compiler angle="grad"/>'), 'angle'),
     (mjcf('<frame><joint/></frame>'), 'frame'),

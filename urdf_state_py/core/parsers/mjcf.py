@@ -196,7 +196,10 @@ class _Builder:
         """Return the joint's range when it is limited (``limited``, else ``autolimits``)."""
         limited = attributes.get('limited', 'auto')
         if limited == 'auto':
-            is_limited = self.compiler.autolimits and 'range' in attributes
+            if 'range' in attributes and not self.compiler.autolimits:
+                raise DescriptionError(f"{where} has a range but no 'limited', and "
+                                       "<compiler autolimits='false'> (as MuJoCo, refused)")
+            is_limited = 'range' in attributes
         else:
             is_limited = flag(limited, f'{where} limited')
         if not is_limited:
