@@ -67,7 +67,8 @@ def test_bodies_joints_and_generated_names():
     assert model.root == 'world'
     assert model.link_names == (
         'world', 'base', 'upper', 'upper/shoulder', 'lower', 'lower/elbow', 'body_4',
-        'body_4/body_4_joint0', 'body_4/body_4_joint1', 'tip', 'follower', 'slider', 'free_spin')
+        'body_4/body_4_joint0', 'body_4/body_4_joint1', 'tip', 'follower', 'follower/follow',
+        'slider', 'free_spin')
     kinds = {joint.name: (joint.type, joint.parent, joint.child) for joint in model.joints}
     assert kinds['float'] == (JointType.FLOATING, 'world', 'base')
     assert kinds['shoulder'] == (JointType.REVOLUTE, 'base', 'upper/shoulder')
@@ -76,6 +77,9 @@ def test_bodies_joints_and_generated_names():
     assert kinds['body_4_joint0'][0] is JointType.PRISMATIC
     assert kinds['body_4_anchor'] == (JointType.FIXED, 'body_4/body_4_joint1', 'body_4')
     assert kinds['tip_fixed'] == (JointType.FIXED, 'body_4', 'tip')
+    # A joint in a <frame>: its axis in the frame (euler '0 0 30' in zYx: 30 degrees about x).
+    assert model.joint('follow').axis == pytest.approx((0.0, math.sqrt(0.75), 0.5))
+    assert kinds['follower_anchor'] == (JointType.FIXED, 'follower/follow', 'follower')
     assert kinds['rail'][0] is JointType.PRISMATIC and model.joint('rail').limits is None
     assert kinds['spin'][0] is JointType.CONTINUOUS
     assert model.variable_names[:7] == tuple(f'float/{v}' for v in (
@@ -162,7 +166,6 @@ REFUSED = [
           '<compiler autolimits="false"/>'), "has a range but no 'limited'"),
     (mjcf('', '<compiler coordinate="global"/>'), 'coordinate'),
     (mjcf('', '<compiler angle="grad"/>'), 'angle'),
-    (mjcf('<frame><joint/></frame>'), 'frame'),
     ('<mujoco><include file="absent.xml"/></mujoco>', "include file='absent.xml'"),
     ('<mujoco><worldbody><body name="b"/><body name="b"/></worldbody></mujoco>', "'b'"),
 ]
@@ -219,7 +222,7 @@ def test_cli_check_and_fk_read_mjcf(capsys):
     out, err = capsys.readouterr()
     assert code == 0, err
     assert 'parser: mjcf (auto-detected)' in out
-    assert 'links: 13' in out and 'mimic joints: 1' in out
+    assert 'links: 14' in out and 'mimic joints: 1' in out
     code = cli.main(['fk', str(FEATURES), '--link', 'slider'])
     out, err = capsys.readouterr()
     assert code == 0, err

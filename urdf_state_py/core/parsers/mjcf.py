@@ -41,6 +41,7 @@ from .mjcf_geoms import Geom, GeomReader
 from .mjcf_orientation import axis_angle, compose, IDENTITY, ORIGIN, origin, Pose, unit
 from ..errors import DescriptionError
 from ..model import Joint, JointType, Limits, Link, Mimic, Model
+from ..transforms import quaternion_rotate
 from ..urdf_writer import urdf_text, Visual
 
 WORLD = 'world'
@@ -107,10 +108,7 @@ class _Builder:
             if child.tag == 'body':
                 self.body(child, link, frame, childclass, in_world)
             elif child.tag == 'frame':
-                what = f"<frame> in '{link}'"
-                if child.find('joint') is not None or child.find('freejoint') is not None:
-                    raise DescriptionError(f'{what}: a joint cannot be in a <frame>')
-                nested = compose(frame, self.document.pose(child.attrib, what))
+                nested = compose(frame, self.document.pose(child.attrib, f"<frame> in '{link}'"))
                 self.children(child, link, nested, child.get('childclass', childclass),
                               in_world, geoms)
             elif child.tag == 'geom':
@@ -126,11 +124,11 @@ class _Builder:
             raise DescriptionError(f"body name '{name}' is not unique")
         childclass = element.get('childclass', childclass)
         pose = compose(frame, self.document.pose(element.attrib, what))
-        joints = [child for child in element if child.tag in ('joint', 'freejoint')]
+        joints = self.joints_in(element, ORIGIN, childclass, name)
         self.links[name] = None
         pending = pose
-        for index, joint in enumerate(joints):
-            attributes = self.document.attributes(joint, childclass) \
+        for index, (joint, frame, joint_class) in enumerate(joints):
+            attributes = self.document.attributes(joint, joint_class) \
                 if joint.tag == 'joint' else dict(joint.attrib)
             kind = 'free' if joint.tag == 'freejoint' else attributes.get('type', 'hinge')
             joint_name = attributes.get('name') or f'{name}_joint{index}'
@@ -148,8 +146,8 @@ class _Builder:
             if kind not in ('hinge', 'slide'):
                 raise DescriptionError(f"{where} has unknown type '{kind}'")
             last = index == len(joints) - 1
-            pending, parent = self.joint(attributes, kind, joint_name, where, pending, parent,
-                                         name, last)
+            pending, parent = self.joint(attributes, kind, joint_name, where, frame, pending,
+                                         parent, name, last)
         if not joints:
             self.add(Joint(f'{name}_fixed', JointType.FIXED, parent, name, origin(pose)))
         elif parent != name:
@@ -158,23 +156,39 @@ class _Builder:
         self.children(element, name, ORIGIN, childclass, False, geoms)
         self.visuals[name] = self.visual_reader.visuals(geoms, name)
 
+    def joints_in(self, element: Element, frame: Pose, childclass: str,
+                  body: str) -> list[tuple[Element, Pose, str]]:
+        """Return the joints of a body (also those in its frames) with their frame and class."""
+        joints = []
+        for child in element:
+            if child.tag in ('joint', 'freejoint'):
+                joints.append((child, frame, childclass))
+            elif child.tag == 'frame':
+                nested = compose(frame, self.document.pose(child.attrib, f"<frame> in '{body}'"))
+                joints += self.joints_in(child, nested, child.get('childclass', childclass), body)
+        return joints
+
     def joint(self, attributes: Mapping[str, str], kind: str, name: str, where: str,
-              pending: Pose, parent: str, body: str, last: bool) -> tuple[Pose, str]:
+              frame: Pose, pending: Pose, parent: str, body: str,
+              last: bool) -> tuple[Pose, str]:
         """
         Add one hinge or slide; return the pose still to apply and the link it hangs from.
 
         MuJoCo turns a hinge by ``q - ref`` about the axis through its ``pos``:
         the joint's origin is the anchor turned by ``-ref``, and the body
         follows at ``-pos`` from the joint's frame (a fixed ``<body>_anchor``
-        joint when no other joint follows).
+        joint when no other joint follows). ``pos`` and ``axis`` are in
+        ``frame`` (a ``<frame>`` around the joint, else the body's).
         """
-        axis = unit(numbers(attributes.get('axis'), f'{where} axis', 3, (0.0, 0.0, 1.0)),
-                    f'{where} axis')
+        written = unit(numbers(attributes.get('axis'), f'{where} axis', 3, (0.0, 0.0, 1.0)),
+                       f'{where} axis')
+        axis = tuple(float(c) for c in quaternion_rotate(frame[1], written))
         scale = math.pi / 180.0 if kind == 'hinge' and self.compiler.degrees else 1.0
         ref = numbers(attributes.get('ref'), f'{where} ref', 1, (0.0,))[0] * scale
         self.refs[name] = ref
         if kind == 'hinge':
-            anchor = numbers(attributes.get('pos'), f'{where} pos', 3, (0.0, 0.0, 0.0))
+            position = numbers(attributes.get('pos'), f'{where} pos', 3, (0.0, 0.0, 0.0))
+            anchor = tuple(float(c) for c in compose(frame, (position, IDENTITY))[0])
             joint_origin = compose(compose(pending, (anchor, IDENTITY)),
                                    ((0.0, 0.0, 0.0), axis_angle(axis, -ref)))
         else:
