@@ -46,6 +46,7 @@ EXTRAS=(
   "pytest=pytest<9"
   "psutil=psutil"
   "pinocchio=pin"            # test/benchmark-only reference FK
+  "mujoco=mujoco"            # test-only: the reference kinematics of the mjcf parser
   "selenium=selenium"        # test-only: drives headless Chromium for the 3D view's tests
   "PIL=pillow"               # test-only: reads the view's screenshots
   # test-only: real robots with their STL/DAE meshes (data only, no Python module: pip

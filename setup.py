@@ -195,6 +195,7 @@ setup(
         'urdf_state_py.parsers': [
             'urdf = urdf_state_py.core.parsers.urdf_xml:UrdfXmlParser',
             'xacro = urdf_state_py.core.parsers.xacro_parser:XacroParser',
+            'mjcf = urdf_state_py.core.parsers.mjcf:MjcfParser',
             # Not built in: registered the way a third-party plugin is (README, "Parser plugins").
             'urdf_parser_py = urdf_state_py.core.parsers.urdfdom_py:UrdfParserPyParser',
         ],

@@ -13,13 +13,13 @@
 # limitations under the License.
 
 r"""
-Launch the urdf_state node (drop-in robot_state_publisher) for a URDF or xacro file.
+Launch the urdf_state node (drop-in robot_state_publisher) for a URDF, xacro or MJCF file.
 
     ros2 launch urdf_state_py urdf_state.launch.py model:=/path/robot.urdf.xacro \
         xacro_args:="prefix:=left_ use_gripper:=true" frame_prefix:=left/
 
 Launch arguments:
-  model         URDF or xacro file (default: the bundled Unitree H1_2)
+  model         URDF, xacro or MuJoCo MJCF file (default: the bundled Unitree H1_2)
   xacro_args    xacro arguments, "name:=value" separated by spaces (shell-style
                 quoting allowed); passed to the node's ``xacro.args``
   namespace     namespace of the node (and of its relative topics)
@@ -45,7 +45,9 @@ so relative ``xacro:include`` work) and ``xacro.args``. That needs no xacro
 executable on the PATH, keeps the arguments as a real parameter (visible with
 ``ros2 param get``, re-applied when the description is changed at run time),
 and errors come from the node's parser with the element at fault. A plain URDF
-goes through the same path (the node's ``parser: auto`` tells them apart).
+goes through the same path (the node's ``parser: auto`` tells them apart), and so
+does MuJoCo's MJCF, with ``mjcf.base_dir`` set to the file's folder too (its
+``<include>`` files and meshes).
 
 The file is read in an OpaqueFunction (at launch time, after the arguments are
 resolved), so ``model`` may itself be a substitution in an including launch
@@ -67,7 +69,7 @@ PACKAGE = 'urdf_state_py'
 
 ARGUMENTS = {
     'model': (PathJoinSubstitution([FindPackageShare(PACKAGE), 'robots', 'h1_2', 'h1_2.urdf']),
-              'URDF or xacro file of the robot'),
+              'URDF, xacro or MuJoCo MJCF file of the robot'),
     'xacro_args': ('', 'xacro arguments "name:=value name2:=value2" (the node\'s xacro.args)'),
     'namespace': ('', 'namespace of the node'),
     'frame_prefix': ('', 'prefix prepended to every published frame id'),
@@ -94,6 +96,7 @@ def _launch_node(context, *args, **kwargs):
         'use_sim_time': as_bool('use_sim_time',
                                 LaunchConfiguration('use_sim_time').perform(context)),
         'xacro.base_dir': ParameterValue(os.path.dirname(model), value_type=str),
+        'mjcf.base_dir': ParameterValue(os.path.dirname(model), value_type=str),
     }
     xacro_args = shlex.split(LaunchConfiguration('xacro_args').perform(context))
     if xacro_args:

@@ -113,6 +113,7 @@ REFUSALS = {
     'full xacro': ({}, {'description.runtime_xacro': 'full'},
                    "'description.runtime_xacro': only 'restricted'"),
     'file roots': ({}, {'xacro.base_dir': '/'}, "'xacro.base_dir' is refused"),
+    'mjcf file root': ({}, {'mjcf.base_dir': '/'}, "'mjcf.base_dir' is refused"),
     'a higher limit': ({}, {'description.timeout': 100.0},
                        "'description.timeout': 100.0 is above this container's limit 10.0"),
     'log level': ({'log_level': 7}, {}, 'log_level 7 is not a rcl_interfaces/Log level'),

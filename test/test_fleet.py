@@ -69,6 +69,20 @@ def test_a_xacro_model_is_expanded_by_the_launch_unless_trusted(tmp_path):
     assert trusted['xacro.package_paths'] == [f'fixture_arm={ARM}']
 
 
+def test_an_mjcf_model_becomes_urdf_with_its_includes_unless_trusted(tmp_path):
+    model = FIXTURES / 'mjcf' / 'features.xml'
+    (robot,) = read_fleet(write(tmp_path, f'robots:\n  - {{namespace: m, model: {model}}}\n'))
+    plain = component_parameters(robot, trusted=False)
+    registry = default_registry()
+    assert registry.select(plain['robot_description']) == 'urdf'
+    from_file = registry.parse_file(model)
+    assert registry.parse(plain['robot_description']).link_names == from_file.link_names
+    assert 'mjcf.base_dir' not in plain
+    trusted = component_parameters(robot, trusted=True)
+    assert trusted['robot_description'] == model.read_text()
+    assert trusted['mjcf.base_dir'] == str(model.parent)
+
+
 MISTAKES = {
     'no robots': ('robots: []\n', "expected 'robots:' and a list"),
     'another top key': ('fleet: []\n', "expected 'robots:'"),

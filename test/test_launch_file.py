@@ -78,7 +78,7 @@ def test_launch_file_static_contents():
                                  and any(getattr(t, 'id', None) == 'PACKAGE'
                                          for t in n.targets))) == 'urdf_state_py'
     for needed in ('generate_launch_description', 'OpaqueFunction', 'xacro.base_dir',
-                   'xacro.args', 'robot_description', 'urdf_state.yaml'):
+                   'mjcf.base_dir', 'xacro.args', 'robot_description', 'urdf_state.yaml'):
         assert needed in LAUNCH_FILE.read_text()
 
 
@@ -236,3 +236,20 @@ def test_config_yaml_is_accepted_by_rcl():
     declared = _node_parameters()
     with_file = _node_parameters(['urdf_state', '--ros-args', '--params-file', str(CONFIG_FILE)])
     assert with_file == declared
+
+
+def test_launch_sets_mjcf_base_dir_to_the_model_folder(tmp_path):
+    """An MJCF model's <include> files and meshes resolve against its folder."""
+    pytest.importorskip('launch', reason='launch is not installed (ROS 2 launch framework)')
+    pytest.importorskip('launch_ros', reason='launch_ros is not installed')
+    from launch import LaunchContext
+    model = tmp_path / 'robot.xml'
+    model.write_text('<mujoco model="m"><include file="parts.xml"/></mujoco>')
+    context = LaunchContext()
+    context.launch_configurations.update({
+        'model': str(model), 'xacro_args': '', 'namespace': '', 'frame_prefix': '',
+        'use_sim_time': 'false', 'params_file': '', 'source_list': '', 'srdf': '',
+        'initial_group_states': ''})
+    overrides = _launch_overrides(context, _load_launch_module())
+    assert overrides['mjcf.base_dir'].value == str(tmp_path)
+    assert 'include file="parts.xml"' in overrides['robot_description'].value

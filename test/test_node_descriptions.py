@@ -152,7 +152,8 @@ def test_include_of_a_host_file_is_refused(probe, good):
 
 
 def test_file_roots_cannot_be_changed_at_run_time(probe, good):
-    for name, value in (('xacro.base_dir', '/etc'), ('xacro.package_paths', ['etc=/etc'])):
+    for name, value in (('xacro.base_dir', '/etc'), ('xacro.package_paths', ['etc=/etc']),
+                        ('mjcf.base_dir', '/etc')):
         result, = probe.set_parameters(good.name, **{name: value})
         assert not result.successful and 'set at launch' in result.reason
 

@@ -54,7 +54,7 @@ def registry(*parsers):
 
 def test_builtins_are_registered_without_installation():
     reg = ParserRegistry.from_entry_points(group='urdf_state_py.no_such_group')
-    assert reg.names() == ('urdf', 'xacro')
+    assert reg.names() == ('mjcf', 'urdf', 'xacro')
     assert isinstance(reg.get('urdf'), UrdfXmlParser)
     assert isinstance(reg.get('xacro'), XacroParser)
 
@@ -310,7 +310,7 @@ def test_plugin_from_a_real_entry_point(tmp_path, monkeypatch):
     with registry_warnings() as warnings:
         reg = ParserRegistry.from_entry_points()
     # (urdf_parser_py: this package's own plugin, from its installed entry point)
-    assert reg.names() == ('mine', 'urdf', 'urdf_parser_py', 'xacro')
+    assert reg.names() == ('mine', 'mjcf', 'urdf', 'urdf_parser_py', 'xacro')
     assert any("'broken'" in w and 'plugin_pkg.does_not_exist' in w for w in warnings)
     assert any("'notaparser'" in w and 'not a Parser subclass' in w for w in warnings)
     assert not any("'urdf'" in w for w in warnings)

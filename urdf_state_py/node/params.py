@@ -211,7 +211,7 @@ PARAMETERS: dict[str, tuple[Any, str]] = {
 }
 
 #: Parser options that say which files a run-time description may read: set by the operator.
-FILE_ROOTS = ('xacro.base_dir', 'xacro.package_paths')
+FILE_ROOTS = ('xacro.base_dir', 'xacro.package_paths', 'mjcf.base_dir')
 
 #: Bounds of rate [Hz] (joint_state_publisher divides by it).
 RATE_BOUNDS = (0.1, 1000.0)

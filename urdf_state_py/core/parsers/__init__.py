@@ -21,6 +21,7 @@ built-in XML reader uses (no entity declarations, no external references).
 
 from ._xml import read_tree
 from .base import Parser, ParserOption
+from .mjcf import MjcfParser
 from .registry import (default_registry, ENTRY_POINT_GROUP, load_model, load_model_file,
                        ParserRegistry)
 from .semantic_parsers import load_semantic, read_semantic, SEMANTIC_ENTRY_POINT_GROUP
@@ -30,6 +31,7 @@ from .xacro_parser import XacroParser
 
 __all__ = [
     'ENTRY_POINT_GROUP',
+    'MjcfParser',
     'Parser',
     'ParserOption',
     'ParserRegistry',

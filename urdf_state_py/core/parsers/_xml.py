@@ -157,6 +157,16 @@ def root_start_tag(text: str) -> tuple[str, int, int] | None:
     return None
 
 
+def root_span(data: str | bytes, name: str) -> tuple[int, int] | None:
+    """(start, end) of the root start tag when the root element is ``<name>``, else None."""
+    if isinstance(data, bytes):
+        data = data.decode('utf-8', 'replace')
+    root = root_start_tag(data)
+    if root is None or root[0] != name:
+        return None
+    return root[1], root[2]
+
+
 def _tag_end(text: str, pos: int) -> int:
     quote = None
     for index in range(pos, len(text)):

@@ -21,7 +21,7 @@ in a plugin's ``setup.py``::
 
     entry_points={'urdf_state_py.parsers': ['mjcf = my_pkg.mjcf:MjcfParser']}
 
-The two built-in parsers (``urdf``, ``xacro``) are always registered first, so
+The built-in parsers (``urdf``, ``xacro``, ``mjcf``) are always registered first, so
 they are available even when this package is used from a source tree without
 being installed (no entry points). A plugin cannot replace a built-in.
 
@@ -45,6 +45,7 @@ from typing import Any
 
 from ._xml import decode
 from .base import Parser
+from .mjcf import MjcfParser
 from .urdf_xml import UrdfXmlParser
 from .xacro_parser import XacroParser
 from ..errors import DescriptionError
@@ -52,7 +53,7 @@ from ..model import Model
 
 ENTRY_POINT_GROUP = 'urdf_state_py.parsers'
 FALLBACK_PARSER = 'urdf'
-BUILTIN_PARSERS: tuple[type[Parser], ...] = (UrdfXmlParser, XacroParser)
+BUILTIN_PARSERS: tuple[type[Parser], ...] = (UrdfXmlParser, XacroParser, MjcfParser)
 
 _logger = logging.getLogger(__name__)
 

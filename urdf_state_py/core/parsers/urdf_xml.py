@@ -73,7 +73,7 @@ import re
 from typing import Any
 from xml.etree.ElementTree import Element
 
-from ._xml import read_tree, root_start_tag
+from ._xml import read_tree, root_span
 from .base import Parser
 from ..errors import DescriptionError
 from ..model import Joint, JointType, Limits, Link, Mimic, Model, Origin, SafetyController
@@ -107,12 +107,8 @@ class UrdfXmlParser(Parser):
         *inside* it (xacro's ``xmlns:xacro`` attribute) scores lower and wins.
         On plain URDF nobody else is confident, so the result is the same.
         """
-        if isinstance(data, bytes):
-            data = data.decode('utf-8', 'replace')
-        root = root_start_tag(data)
-        if root is None or root[0] != 'robot':
-            return len(data)
-        return root[2]
+        span = root_span(data, 'robot')
+        return len(data) if span is None else span[1]
 
     def parse(self, data: str | bytes, options: Mapping[str, Any] | None = None) -> Model:
         """Return the model of the URDF document ``data`` (str or bytes)."""

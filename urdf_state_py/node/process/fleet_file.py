@@ -34,10 +34,11 @@ anything starts (:class:`FleetError`). Each entry becomes the ``parameters`` of
 one ``urdf_state_py::UrdfState`` component (:func:`component_parameters`): the
 model is read and, for xacro, expanded here, by the operator's launch process
 with all of xacro (the node's own xacro reader, so errors name the element at
-fault), and the component gets plain URDF. The container can then keep
+fault), and the component gets plain URDF (an MJCF model too: its URDF, includes
+and meshes resolved against the model's folder). The container can then keep
 LoadNode untrusted (``load_node.trusted: false``): a description loaded over
 the network is never expanded with all of xacro. With ``trusted: true`` the
-model file goes as it is, with ``xacro.base_dir`` and ``xacro.args``, so a
+model file goes as it is, with ``xacro.base_dir`` (``mjcf.base_dir``) and ``xacro.args``, so a
 later ``ros2 param set .../urdf_state xacro.args`` re-expands it (the container
 must then trust LoadNode).
 """
@@ -59,7 +60,7 @@ __all__ = ['FleetError', 'FleetRobot', 'component_parameters', 'load_requests', 
 
 _KEYS = {'namespace', 'model', 'xacro_args', 'frame_prefix', 'parameters'}
 #: Parameters an entry sets through its own keys (or that the fleet sets).
-_OWN = {'robot_description', 'frame_prefix', 'xacro.args', 'xacro.base_dir'}
+_OWN = {'robot_description', 'frame_prefix', 'xacro.args', 'xacro.base_dir', 'mjcf.base_dir'}
 _NAMESPACE = re.compile(r'^/?[A-Za-z][A-Za-z0-9_]*(/[A-Za-z][A-Za-z0-9_]*)*$')
 
 
@@ -148,15 +149,17 @@ def component_parameters(robot: FleetRobot, trusted: bool) -> dict[str, Any]:
     options = {'args': list(robot.xacro_args), 'base_dir': str(robot.model.parent),
                'package_paths': list(parameters.get('xacro.package_paths', []))}
     if trusted:
-        parameters.update({'robot_description': text, 'xacro.base_dir': options['base_dir']})
+        parameters.update({'robot_description': text, 'xacro.base_dir': options['base_dir'],
+                           'mjcf.base_dir': options['base_dir']})
         if robot.xacro_args:
             parameters['xacro.args'] = list(robot.xacro_args)
         return parameters
     registry = default_registry()
     parser = registry.select(text)
+    declared = {option.name for option in registry.get(parser).options}
     try:
         _, published = registry.parse_published(
-            text, parser, options if parser == 'xacro' else None)
+            text, parser, {k: v for k, v in options.items() if k in declared})
     except DescriptionError as err:
         raise FleetError(f'{robot.model}: {err}') from None
     parameters['robot_description'] = published
