@@ -50,13 +50,13 @@ class VerbExtension:
         return run_command(self.command.run, args)
 
 
-def _verb(command: Command) -> type[VerbExtension]:
+def _verb_class(command: Command) -> type[VerbExtension]:
     doc = command.help[0].upper() + command.help[1:]
     return type(f'{command.name.capitalize()}Verb', (VerbExtension,),
                 {'__doc__': doc, 'command': command, '__module__': __name__})
 
 
-CheckVerb, TreeVerb, FkVerb, ParsersVerb, StatusVerb, ViewVerb = (_verb(c) for c in COMMANDS)
+CheckVerb, TreeVerb, FkVerb, ParsersVerb, StatusVerb, ViewVerb = (_verb_class(c) for c in COMMANDS)
 #: Verb name -> class, as setup.py registers them.
 VERBS = {cls.command.name: cls
          for cls in (CheckVerb, TreeVerb, FkVerb, ParsersVerb, StatusVerb, ViewVerb)}
