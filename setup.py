@@ -69,7 +69,7 @@ def _package_version(prefix, package):
 #: The packages the native hot path is built against (package.xml's build_depend), and
 #: the libraries of theirs it links (sensor_msgs: JointState's C type support, for the
 #: subscription the extension owns).
-NATIVE_DEPENDS = ('rcl', 'rmw', 'rcutils', 'sensor_msgs')
+NATIVE_DEPENDS = ('rcl', 'rmw', 'rcutils', 'rosidl_runtime_c', 'sensor_msgs')
 NATIVE_LIBRARIES = ('rcl', 'rmw', 'rcutils', 'sensor_msgs__rosidl_typesupport_c')
 
 
