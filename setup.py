@@ -155,7 +155,7 @@ class OptionalBuildExt(build_ext):
 setup(
     name=package_name,
     version='0.1.0',
-    packages=find_packages(exclude=['test', 'test.*']),
+    packages=find_packages(include=[package_name, package_name + '.*']),
     # the container's Fast DDS profile (node/process/middleware_memory.py)
     package_data={'urdf_state_py.node.process': ['container_fastdds.xml']},
     data_files=[
@@ -178,7 +178,6 @@ setup(
             'urdf_state = urdf_state_py.node.state_publisher:main',
             'urdf_state_container = urdf_state_py.node.process.container:main',
             'urdf_state_demo = urdf_state_py.tools.demo:main',
-            'urdf_state_bench = urdf_state_py.tools.bench:main',
             'urdf_state_check = urdf_state_py.tools.cli:main',
         ],
         # `ros2 urdf ...` (used where ros2cli is installed; harmless without it).

@@ -157,8 +157,8 @@ def loadable() -> NativeStatus:
     """
     Return the extension if it is built for the ROS 2 of this process.
 
-    This holds whatever ``URDF_STATE_NATIVE`` says (the benchmark's C floor runs beside a
-    node without it).
+    This holds whatever ``URDF_STATE_NATIVE`` says (that switches the node only: the
+    benchmark's Python floor and the native tests load the extension all the same).
     """
     try:
         import rclpy  # noqa: F401 - loads the librcl whose version the check compares
