@@ -220,13 +220,20 @@ setup_distro() {
 # the same Python. Rebuild it when the one there was built for another ROS 2 (its
 # import-time check would refuse it and the Python decoder would serve), also
 # under URDF_STATE_NATIVE=off (that switches the node only; the native tests still
-# load it).
+# load it). A failed build stops here with the compiler's message, as `colcon build`
+# does, unless URDF_STATE_BUILD_NATIVE=0 (then the node runs without it).
 native_for_this_venv() {
+  [[ "${URDF_STATE_BUILD_NATIVE:-1}" == 0 ]] && return
   "$VENV/bin/python" -c 'import sys; from urdf_state_py.node.tf_path import native
 sys.exit("not used" in native.loadable().reason)' >/dev/null 2>&1 && return
   log "building the native extension for ${VENV#"$ROOT/"}"
+  mkdir -p "$VENV/build"
   (cd "$ROOT" && "$VENV/bin/python" setup.py -q build_ext --inplace --force \
-     --build-temp "$VENV/build/native" >/dev/null 2>&1) || log "warning: native extension not built"
+     --build-temp "$VENV/build/native" >"$VENV/build/native.log" 2>&1) || {
+    tail -n 40 "$VENV/build/native.log" >&2
+    die "the native extension failed to build (log: $VENV/build/native.log);" \
+        "URDF_STATE_BUILD_NATIVE=0 runs without it"
+  }
 }
 
 # The benchmark's C floor (bench/floor: the module urdf_state_floor, not part of the

@@ -165,6 +165,9 @@ def loadable() -> NativeStatus:
         module = _import(os.environ.get('URDF_STATE_NATIVE_MODULE'))
         info = module.build_info()
     except ImportError as err:
+        if getattr(err, 'name', None) == _MODULE:  # the builder's opt-out, or no ROS 2 at build
+            return NativeStatus(None, 'running without the native extension: not built '
+                                '(URDF_STATE_BUILD_NATIVE=0 or no rcl at build time)')
         return NativeStatus(None, f'extension not built or not loadable: {err}')
     mismatch = abi_mismatch(info)
     if mismatch:
