@@ -155,7 +155,7 @@ class XacroParser(Parser):
             except SandboxViolation as exc:
                 raise DescriptionError(f'xacro: {exc}', kind='policy') from None
             except Exception as exc:  # xacro raises many kinds
-                missing = _missing_package(exc, text)
+                missing = _missing_package(exc, text, packages)
                 if missing is not None:
                     raise DescriptionError(
                         f"$(find {missing[0]}): package '{missing[0]}' not found ({missing[1]}); "
@@ -217,20 +217,26 @@ def _unlinked(text: str, prefix: str | None, packages: Mapping[str, str]) -> str
     return text
 
 
-def _missing_package(exc: BaseException, text: str) -> tuple[str, str] | None:
+def _missing_package(exc: BaseException, text: str,
+                     packages: Mapping[str, str]) -> tuple[str, str] | None:
     """(package, why) when ``exc`` is a ``$(find)`` the ament index cannot answer."""
     try:
         from ament_index_python.packages import PackageNotFoundError
-    except ImportError:   # xacro's $(find) needs it: name the first package the text finds
-        found = re.search(r'\$\(find\s+([^\s)]+)', text)
-        if found is None or find_cause(exc, ImportError) is None:
-            return None
-        return found.group(1), 'ament_index_python is not available'
-    cause = find_cause(exc, PackageNotFoundError)
-    if cause is None:
-        return None
-    found = re.search(r"package '([^']*)'", str(cause))
-    return (found.group(1) if found else '?'), f'ament index: {cause}'
+    except ImportError:   # xacro's $(find) needs it
+        cause = find_cause(exc, ImportError)
+        why = 'ament_index_python is not available'
+    else:
+        cause = find_cause(exc, PackageNotFoundError)
+        named = re.search(r"package '([^']*)'", str(cause or ''))
+        if named is not None:
+            return named.group(1), f'ament index: {cause}'
+        cause = find_cause(exc, OSError)   # no index at all: AMENT_PREFIX_PATH unset
+        if cause is not None and 'AMENT_PREFIX_PATH' not in str(cause):
+            cause = None
+        why = f'ament index: {cause}'
+    # the index's errors above name no package: the first undeclared one the text finds
+    names = [n for n in re.findall(r'\$\(find\s+([^\s)]+)', text) if n not in packages]
+    return (names[0], why) if cause is not None and names else None
 
 
 def _safe_parse_string(text: str):
