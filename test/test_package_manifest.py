@@ -22,6 +22,7 @@ build's dependencies (setup.py's NATIVE_DEPENDS) are declared.
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 import re
 import xml.etree.ElementTree as ET
 
@@ -70,20 +71,29 @@ def test_the_linter_tests_declare_their_linters():
         assert (REPO_ROOT / 'test' / f"test_{linter.split('_')[1]}.py").is_file()
 
 
-def test_nothing_installed_imports_a_test_only_dependency():
-    """From a deb, only run dependencies are there: the package imports none of the tests'."""
-    test_only = {'psutil': 'python3-psutil', 'pinocchio': 'pinocchio', 'pytest': 'python3-pytest',
-                 'selenium': 'python3-selenium', 'PIL': 'python3-pil'}
-    assert set(test_only.values()) <= _depends('test_depend')
-    assert not set(test_only.values()) & _depends('depend', 'exec_depend')
+#: Import name -> the rosdep key of a dependency the tests use and the package must not.
+TEST_ONLY = {'psutil': 'python3-psutil', 'pinocchio': 'pinocchio', 'pytest': 'python3-pytest',
+             'selenium': 'python3-selenium', 'PIL': 'python3-pil'}
+
+
+def imports_of_test_only_modules(package: Path) -> list[str]:
+    """``file:line module`` of every import of a TEST_ONLY module below ``package``."""
     found = []
-    for path in (REPO_ROOT / 'urdf_state_py').rglob('*.py'):
+    for path in sorted(package.rglob('*.py')):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [node.module] if isinstance(node, ast.ImportFrom) and node.module and \
                 not node.level else []
-            found += [f'{path.relative_to(REPO_ROOT)}:{node.lineno} {n}' for n in names
-                      if n.split('.')[0] in test_only]
+            found += [f'{path.relative_to(package.parent)}:{node.lineno} {n}' for n in names
+                      if n.split('.')[0] in TEST_ONLY]
+    return found
+
+
+def test_nothing_installed_imports_a_test_only_dependency():
+    """From a deb, only run dependencies are there: the package imports none of the tests'."""
+    assert set(TEST_ONLY.values()) <= _depends('test_depend')
+    assert not set(TEST_ONLY.values()) & _depends('depend', 'exec_depend')
+    found = imports_of_test_only_modules(REPO_ROOT / 'urdf_state_py')
     assert not found, found
 
 
