@@ -27,13 +27,14 @@ from ament_index_python.packages import get_package_prefix
 from setuptools import Extension, setup
 
 roots = sorted({get_package_prefix(name) for name in ('rcl', 'rmw', 'rcutils', 'sensor_msgs')})
+includes = [d for root in roots for d in sorted(glob(os.path.join(root, 'include', '*')))]
 setup(
     name='urdf_state_floor',
     version='0.0.0',
     ext_modules=[Extension(
         'urdf_state_floor',
         sources=sorted(glob(os.path.join('floor', '*.c'))),
-        include_dirs=[d for root in roots for d in sorted(glob(os.path.join(root, 'include', '*')))],
+        include_dirs=includes,
         library_dirs=[os.path.join(root, 'lib') for root in roots],
         runtime_library_dirs=[os.path.join(root, 'lib') for root in roots],
         libraries=['rcl', 'rmw', 'rcutils', 'sensor_msgs__rosidl_typesupport_c'],
