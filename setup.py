@@ -95,7 +95,7 @@ def _native_extensions():
     """
     Return the native hot path's extension, built against rcl where its headers are.
 
-    Where rcl, rmw, rcutils and sensor_msgs are in the ament index the extension must
+    Where NATIVE_DEPENDS are all in the ament index (rcl's headers) the extension must
     build (:class:`NativeBuildExt` fails the build with the compiler's message), unless
     ``URDF_STATE_BUILD_NATIVE=0`` opts out; without them (a pip install with no ROS 2) the
     library is installed without it. The rcl and rmw versions and the prefix are compiled
