@@ -3,7 +3,8 @@
 # the requested command. Usage:
 #   ./dev.sh demo  [args]       run the demo (python -m urdf_state_py.tools.demo)
 #   ./dev.sh test  [pytest args] run the test suite (python -m pytest test/)
-#   ./dev.sh bench [args]       run the benchmark (python -m urdf_state_py.tools.bench)
+#   ./dev.sh bench [args]       run the benchmark (python -m urdf_state_bench, bench/:
+#                               not installed with the package)
 #   ./dev.sh setup              only set up the environment
 #   ./dev.sh shell              interactive bash inside the environment (on a running
 #                               demo's ROS_DOMAIN_ID; the console scripts on PATH)
@@ -30,7 +31,7 @@ log() { printf '[dev.sh] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 usage() {
-  sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 # ---------------------------------------------------------------- requirements
@@ -219,14 +220,38 @@ setup_distro() {
 # The native extension is built in place: one file in the tree for all venvs of
 # the same Python. Rebuild it when the one there was built for another ROS 2 (its
 # import-time check would refuse it and the Python decoder would serve), also
-# under URDF_STATE_NATIVE=off (that switches the node only; the C floor and the
-# native tests still load it).
+# under URDF_STATE_NATIVE=off (that switches the node only; the native tests still
+# load it). A failed build stops here with the compiler's message, as `colcon build`
+# does, unless URDF_STATE_BUILD_NATIVE=0 (then the node runs without it).
 native_for_this_venv() {
+  [[ "${URDF_STATE_BUILD_NATIVE:-1}" == 0 ]] && return
   "$VENV/bin/python" -c 'import sys; from urdf_state_py.node.tf_path import native
 sys.exit("not used" in native.loadable().reason)' >/dev/null 2>&1 && return
   log "building the native extension for ${VENV#"$ROOT/"}"
+  mkdir -p "$VENV/build"
   (cd "$ROOT" && "$VENV/bin/python" setup.py -q build_ext --inplace --force \
-     --build-temp "$VENV/build/native" >/dev/null 2>&1) || log "warning: native extension not built"
+     --build-temp "$VENV/build/native" >"$VENV/build/native.log" 2>&1) || {
+    tail -n 40 "$VENV/build/native.log" >&2
+    die "the native extension failed to build (log: $VENV/build/native.log);" \
+        "URDF_STATE_BUILD_NATIVE=0 runs without it"
+  }
+}
+
+# The benchmark's C floor (bench/floor: the module urdf_state_floor, not part of the
+# package) into $VENV/bench, which is on PYTHONPATH with bench/ itself. Without it the
+# benchmark runs without its C floor rows.
+floor_for_this_venv() {
+  local h; h="$(cat "$ROOT/bench/setup.py" "$ROOT"/bench/floor/* | hash_str)"
+  stamp_ok floor "$h" && compgen -G "$VENV/bench/urdf_state_floor*.so" >/dev/null && return
+  log "building the benchmark's C floor (bench/floor) into ${VENV#"$ROOT/"}/bench"
+  mkdir -p "$VENV/build"
+  if (cd "$ROOT/bench" && "$VENV/bin/python" setup.py -q build_ext --force \
+        --build-lib "$VENV/bench" --build-temp "$VENV/build/floor" >"$VENV/build/floor.log" 2>&1); then
+    stamp_set floor "$h"
+  else
+    tail -n 20 "$VENV/build/floor.log" >&2
+    log "warning: the C floor was not built (log: $VENV/build/floor.log)"
+  fi
 }
 
 # The 3D view's JavaScript libraries (three.js, urdf-loader): the step a user runs
@@ -251,7 +276,7 @@ setup_web_assets() {
 
 setup_package() {
   local h; h="$(package_hash)"
-  stamp_ok package "$h" && { native_for_this_venv; return; }
+  stamp_ok package "$h" && { native_for_this_venv; floor_for_this_venv; return; }
   log "installing urdf_state_py (editable) into ${VENV#"$ROOT/"}"
   (cd "$ROOT" && pip_install --no-deps --no-build-isolation -e .)
   # Editable installs skip data_files: mirror them as symlinks (like colcon
@@ -264,6 +289,7 @@ setup_package() {
   local d; for d in launch config robots; do ln -sfn "$ROOT/$d" "$share/$d"; done
   stamp_set package "$h"
   native_for_this_venv
+  floor_for_this_venv
 }
 
 # Which ROS 2 to use: "distro" (a sourced one) or "wheels" (URDF_STATE_DISTRO's
@@ -323,6 +349,9 @@ setup_env() {
   export PYTHONUNBUFFERED=1
   export URDF_STATE_WEB_LIB="$VENV/web_lib"   # where setup_web_assets installs them
   export VIRTUAL_ENV="$VENV"
+  # the benchmark (not installed) and its C floor, for `bench` and the tests that drive it
+  PYTHONPATH="$(without_our_venvs "${PYTHONPATH:-}")"
+  export PYTHONPATH="$ROOT/bench:$VENV/bench${PYTHONPATH:+:$PYTHONPATH}"
   # bin: python, pip; lib/urdf_state_py: the console scripts (where `ros2 run` looks, setup.cfg)
   export PATH="$VENV/bin:$VENV/lib/urdf_state_py:$(without_our_venvs "$PATH")"
   PY="$VENV/bin/python"
@@ -369,7 +398,7 @@ cmd="${1:-}"
 [[ $# -gt 0 ]] && shift
 case "$cmd" in
   demo)  setup_env demo; run_module_or_placeholder urdf_state_py.tools.demo "$@" ;;
-  bench) setup_env; run_module_or_placeholder urdf_state_py.tools.bench "$@" ;;
+  bench) setup_env; exec "$PY" -m urdf_state_bench "$@" ;;
   test)
     setup_env
     # Default to the whole suite unless the caller names paths/node ids.

@@ -69,17 +69,17 @@ def _package_version(prefix, package):
 #: The packages the native hot path is built against (package.xml's build_depend), and
 #: the libraries of theirs it links (sensor_msgs: JointState's C type support, for the
 #: subscription the extension owns).
-NATIVE_DEPENDS = ('rcl', 'rmw', 'rcutils', 'sensor_msgs')
+NATIVE_DEPENDS = ('rcl', 'rmw', 'rcutils', 'rosidl_runtime_c', 'sensor_msgs')
 NATIVE_LIBRARIES = ('rcl', 'rmw', 'rcutils', 'sensor_msgs__rosidl_typesupport_c')
 
 
 def _native_prefixes():
     """
-    Return the install prefixes of NATIVE_DEPENDS, or None.
+    Return the install prefixes of NATIVE_DEPENDS, from the ament index, or None.
 
-    Install prefixes of NATIVE_DEPENDS, from the ament index (a sourced distro or
-    workspace, or the PyPI wheels' venv with AMENT_PREFIX_PATH set); None when one is not
-    indexed or ament_index_python is absent (a pip install without ROS 2).
+    The index is a sourced distro or workspace, or the PyPI wheels' venv with
+    AMENT_PREFIX_PATH set; None when one is not indexed or ament_index_python is absent
+    (a pip install without ROS 2).
     """
     try:
         from ament_index_python.packages import get_package_prefix, PackageNotFoundError
@@ -93,20 +93,22 @@ def _native_prefixes():
 
 def _native_extensions():
     """
-    Return the native hot path's extensions, if it can be built.
+    Return the native hot path's extension, built against rcl where its headers are.
 
-    Return the native hot path, built against the declared rcl, rmw, rcutils and sensor_msgs
-    (else none: the executor serves).
-
-    URDF_STATE_BUILD_NATIVE=0 skips it. What it was built against (the rcl and
-    rmw versions, the prefix) is compiled in: native.py compares that with the
-    rcl and rmw loaded at run time and never uses a build for another distro.
+    Where NATIVE_DEPENDS are all in the ament index (rcl's headers) the extension must
+    build (:class:`NativeBuildExt` fails the build with the compiler's message), unless
+    ``URDF_STATE_BUILD_NATIVE=0`` opts out; without them (a pip install with no ROS 2) the
+    library is installed without it. The rcl and rmw versions and the prefix are compiled
+    in: native.py never uses a build for another distro.
     """
+    if os.environ.get('URDF_STATE_BUILD_NATIVE', '1') == '0':
+        print('urdf_state_py: URDF_STATE_BUILD_NATIVE=0: the native extension is not built; '
+              'the node serves joint_states in Python and says so', file=sys.stderr)
+        return []
     prefixes = _native_prefixes()
-    if os.environ.get('URDF_STATE_BUILD_NATIVE', '1') == '0' or prefixes is None:
-        print('urdf_state_py: native hot path not built (URDF_STATE_BUILD_NATIVE=0, or '
-              f"{', '.join(NATIVE_DEPENDS)} not in the ament index); the Python hot path "
-              'serves joint_states', file=sys.stderr)
+    if prefixes is None:
+        print(f"urdf_state_py: {', '.join(NATIVE_DEPENDS)} not in the ament index (no ROS 2): "
+              'the native extension is not built', file=sys.stderr)
         return []
     prefix = prefixes['rcl']
     roots = sorted(set(prefixes.values()))
@@ -131,31 +133,23 @@ def _native_extensions():
     )]
 
 
-class OptionalBuildExt(build_ext):
-    """build_ext that never fails the install: without a compiler the Python path serves."""
-
-    def run(self):
-        try:
-            super().run()
-        except Exception as err:  # distutils raises several unrelated types
-            self._skipped(err)
+class NativeBuildExt(build_ext):
+    """build_ext whose failure fails the build, naming the opt-out after the compiler's message."""
 
     def build_extension(self, ext):
         try:
             super().build_extension(ext)
-        except Exception as err:
-            self._skipped(err)
-
-    @staticmethod
-    def _skipped(err):
-        print(f'urdf_state_py: native hot path not built ({err}); the Python hot path serves '
-              'joint_states', file=sys.stderr)
+        except Exception:  # distutils raises several unrelated types
+            print(f'urdf_state_py: the native extension {ext.name} failed to build (the '
+                  "compiler's message is above); URDF_STATE_BUILD_NATIVE=0 builds the package "
+                  'without it (the node then serves joint_states in Python)', file=sys.stderr)
+            raise
 
 
 setup(
     name=package_name,
     version='0.1.0',
-    packages=find_packages(exclude=['test', 'test.*']),
+    packages=find_packages(include=[package_name, package_name + '.*']),
     # the container's Fast DDS profile (node/process/middleware_memory.py)
     package_data={'urdf_state_py.node.process': ['container_fastdds.xml']},
     data_files=[
@@ -166,7 +160,7 @@ setup(
     ] + _tree('robots') + _web_data_files(),
     install_requires=['setuptools'],
     ext_modules=_native_extensions(),
-    cmdclass={'build_ext': OptionalBuildExt},
+    cmdclass={'build_ext': NativeBuildExt},
     zip_safe=False,
     maintainer='urdf_state_py maintainers',
     maintainer_email='maintainer@example.com',
@@ -178,7 +172,6 @@ setup(
             'urdf_state = urdf_state_py.node.state_publisher:main',
             'urdf_state_container = urdf_state_py.node.process.container:main',
             'urdf_state_demo = urdf_state_py.tools.demo:main',
-            'urdf_state_bench = urdf_state_py.tools.bench:main',
             'urdf_state_check = urdf_state_py.tools.cli:main',
         ],
         # `ros2 urdf ...` (used where ros2cli is installed; harmless without it).

@@ -104,8 +104,8 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def main() -> int:
     """Run the child: take every /tf (reliable, keep all) and write it to stdout as a frame."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from urdf_state_py.tools.bench.common import ensure_loopback
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'bench'))
+    from urdf_state_bench.common import ensure_loopback
     ensure_loopback()
     import rclpy
     from test_hostile_inputs import KEEP_ALL  # the soak's reliable keep-all profile

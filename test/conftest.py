@@ -27,6 +27,14 @@ import sys
 import pytest
 from robot_files import CORPUS, HAS_CORPUS, REPO_ROOT
 
+# The benchmark (bench/, not installed) for the tests that drive it, also in their child
+# processes; after everything else, so that it shadows nothing (./dev.sh sets it too).
+BENCH = str(REPO_ROOT / 'bench')
+if BENCH not in sys.path:
+    sys.path.append(BENCH)
+if BENCH not in os.environ.get('PYTHONPATH', '').split(os.pathsep):
+    os.environ['PYTHONPATH'] = os.pathsep.join(filter(None, [os.environ.get('PYTHONPATH'), BENCH]))
+
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 if os.environ.get('ROS_DISTRO') == 'humble':
     # Humble predates ROS_AUTOMATIC_DISCOVERY_RANGE.

@@ -23,7 +23,7 @@ import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: Relative to the package root: the tests run the linters from there, as ROS 2 packages do.
-SOURCES = ('urdf_state_py', 'test', 'launch', 'setup.py', '.ci')
+SOURCES = ('urdf_state_py', 'bench', 'test', 'launch', 'setup.py', '.ci')
 
 
 def linted_paths(*extra: str) -> list:

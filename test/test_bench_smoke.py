@@ -31,9 +31,9 @@ def test_fk_bench_prints_table():
     pytest.importorskip('urdf_parser_py')
     pytest.importorskip('psutil')
     env = dict(os.environ,
-               PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get('PYTHONPATH', ''))
+               PYTHONPATH=str(REPO_ROOT / 'bench') + os.pathsep + os.environ.get('PYTHONPATH', ''))
     proc = subprocess.run(
-        [sys.executable, '-m', 'urdf_state_py.tools.bench', '--only', 'fk', '--robots', 'tree:12',
+        [sys.executable, '-m', 'urdf_state_bench', '--only', 'fk', '--robots', 'tree:12',
          '--trials', '2', '--no-json'],
         cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -54,7 +54,7 @@ def _user_result(robot, executor, rate, cpu_us, p99_us=300.0, out_hz=1000.0, los
 
 def test_the_user_targets_are_ratios_to_the_c_floor_of_the_same_run():
     pytest.importorskip('psutil')   # the benchmark's dependency (not in the ROS-free step)
-    from urdf_state_py.tools.bench.user_run import floor_targets
+    from urdf_state_bench.user_run import floor_targets
     results = [_user_result('talos', 'cfloor', 1000.0, 100.0),
                _user_result('talos', 'auto', 1000.0, 114.0, p99_us=400.0, lost=2),
                _user_result('talos', 'single', 1000.0, 126.0),
@@ -79,7 +79,7 @@ def test_the_user_targets_are_ratios_to_the_c_floor_of_the_same_run():
 
 def test_the_container_targets_compare_with_the_standalone_node_of_the_same_run():
     pytest.importorskip('psutil')
-    from urdf_state_py.tools.bench.container import targets
+    from urdf_state_bench.container import targets
     mem = {'count': 20, 'per_robot_mb': 1.12, 'idle_ms_per_s': 21.0,
            'standalone_idle_ms_per_s': 13.3}
     cpu = {'kinds': {'container': {'cpu_us': 141.7}, 'standalone': {'cpu_us': 133.3},

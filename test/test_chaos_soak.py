@@ -198,8 +198,8 @@ def test_chaos_soak(tmp_path, monkeypatch):
 
 
 def _soak(tmp_path) -> None:
-    from urdf_state_py.tools.bench.e2e import model_spec
-    from urdf_state_py.tools.bench.procs import Proc, start_driver, stop_chain
+    from urdf_state_bench.e2e import model_spec
+    from urdf_state_bench.procs import Proc, start_driver, stop_chain
     soak = Soak(tmp_path)
     drivers = []
     probe = None
@@ -214,7 +214,7 @@ def _soak(tmp_path) -> None:
         spec = dict(model_spec(TOY)[0], raw=True, odd_stamps=True)
         drivers = [start_driver(spec, dict(os.environ), tmp_path, f'chaos_{k}')
                    for k in range(FLOOD_PUBLISHERS)]
-        probe = Proc('probe', [sys.executable, '-m', 'urdf_state_py.tools.bench.probe', f'/{NODE}',
+        probe = Proc('probe', [sys.executable, '-m', 'urdf_state_bench.probe', f'/{NODE}',
                                '0.1', str(STALLED_S)], probe_env(), tmp_path)
         for proc in (*drivers, probe):
             proc.wait_event('ready', 60.0)

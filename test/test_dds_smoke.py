@@ -167,4 +167,7 @@ def test_entry_points_are_installed():
     assert parsers.get('xacro') == 'urdf_state_py.core.parsers.xacro_parser:XacroParser'
     scripts = {ep.name for ep in metadata.entry_points(group='console_scripts')
                if ep.value.startswith('urdf_state_py.')}
-    assert {'urdf_state', 'urdf_state_demo', 'urdf_state_bench'} <= scripts
+    assert {'urdf_state', 'urdf_state_demo'} <= scripts
+    # the benchmark (bench/) is not installed
+    assert 'urdf_state_bench' not in {ep.name for ep in metadata.entry_points(
+        group='console_scripts')}

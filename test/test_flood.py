@@ -31,8 +31,8 @@ pytest.importorskip('rclpy')
 pytest.importorskip('psutil')
 
 from robot_files import H1_2  # noqa: E402 - after importorskip
-from urdf_state_py.tools.bench.common import loopback_env  # noqa: E402 - after importorskip
-from urdf_state_py.tools.bench.flood import run_flood  # noqa: E402 - after importorskip
+from urdf_state_bench.common import loopback_env  # noqa: E402 - after importorskip
+from urdf_state_bench.flood import run_flood  # noqa: E402 - after importorskip
 
 
 # pyhot: the native extension switched off (Python serves joint_states, the executor that

@@ -22,6 +22,7 @@ build's dependencies (setup.py's NATIVE_DEPENDS) are declared.
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 import re
 import xml.etree.ElementTree as ET
 
@@ -50,9 +51,50 @@ def test_the_build_type_is_no_dependency_key():
 def test_the_native_build_declares_what_it_compiles_against():
     native = _native_depends()
     # sensor_msgs: the extension links JointState's C type support for its subscription
-    assert native == {'rcl', 'rmw', 'rcutils', 'sensor_msgs'}
+    assert native == {'rcl', 'rmw', 'rcutils', 'rosidl_runtime_c', 'sensor_msgs'}
     assert native <= _depends('depend', 'build_depend')
     assert {'python3-dev', 'python3-setuptools', 'ament_index_python'} <= _depends('build_depend')
+
+
+def test_every_package_the_extension_includes_is_a_native_dependency():
+    sources = (REPO_ROOT / 'urdf_state_py' / 'node' / 'tf_path' / '_native').glob('*.[ch]')
+    included = {m for path in sources
+                for m in re.findall(r'^#include <(\w+)/', path.read_text(), re.MULTILINE)}
+    assert included and included <= _native_depends(), included - _native_depends()
+
+
+def test_the_linter_tests_declare_their_linters():
+    """On a build farm, an undeclared linter makes its test skip without a word."""
+    linters = {'ament_copyright', 'ament_flake8', 'ament_pep257'}
+    assert linters <= _depends('test_depend')
+    for linter in linters:
+        assert (REPO_ROOT / 'test' / f"test_{linter.split('_')[1]}.py").is_file()
+
+
+#: Import name -> the rosdep key of a dependency the tests use and the package must not.
+TEST_ONLY = {'psutil': 'python3-psutil', 'pinocchio': 'pinocchio', 'pytest': 'python3-pytest',
+             'selenium': 'python3-selenium', 'PIL': 'python3-pil'}
+
+
+def imports_of_test_only_modules(package: Path) -> list[str]:
+    """``file:line module`` of every import of a TEST_ONLY module below ``package``."""
+    found = []
+    for path in sorted(package.rglob('*.py')):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module and \
+                not node.level else []
+            found += [f'{path.relative_to(package.parent)}:{node.lineno} {n}' for n in names
+                      if n.split('.')[0] in TEST_ONLY]
+    return found
+
+
+def test_nothing_installed_imports_a_test_only_dependency():
+    """From a deb, only run dependencies are there: the package imports none of the tests'."""
+    assert set(TEST_ONLY.values()) <= _depends('test_depend')
+    assert not set(TEST_ONLY.values()) & _depends('depend', 'exec_depend')
+    found = imports_of_test_only_modules(REPO_ROOT / 'urdf_state_py')
+    assert not found, found
 
 
 def test_every_key_is_declared_once_per_kind():

@@ -16,6 +16,7 @@
 
 import contextlib
 import logging
+import os
 import textwrap
 
 import pytest
@@ -235,6 +236,25 @@ def test_xacro_package_paths_and_base_dir(tmp_path):
         load_model(doc, options={'package_paths': [f'my_pkg={pkg}']})
     # xacro's global state is restored: the next expansion starts clean.
     assert load_model(XACRO).link_names == ('base',)
+
+
+def test_xacro_package_paths_reach_xacro_through_the_ament_index(tmp_path, monkeypatch):
+    """$(find) names the declared folder in the output; the environment is as it was after."""
+    pkg = tmp_path / 'my_pkg'
+    pkg.mkdir()
+    monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path / 'elsewhere'))
+    doc = ('<robot name="x" xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="a">'
+           '<visual><geometry><mesh filename="$(find my_pkg)/m.stl"/></geometry></visual>'
+           '<collision><geometry><mesh filename="$(find my_pkg)/c.stl"/></geometry>'
+           '</collision></link></robot>')
+    expanded = XacroParser().expand(doc, {'package_paths': [f'my_pkg={pkg}']})
+    assert f'filename="{pkg}/m.stl"' in expanded and f'filename="{pkg}/c.stl"' in expanded
+    assert os.environ['AMENT_PREFIX_PATH'] == str(tmp_path / 'elsewhere')
+    for name in ('../up', 'a/b', 'ament_index', ''):
+        with pytest.raises(DescriptionError, match='package_paths'):
+            XacroParser().expand(doc, {'package_paths': [f'{name}={pkg}']})
+    assert os.environ['AMENT_PREFIX_PATH'] == str(tmp_path / 'elsewhere')
+    assert not (tmp_path / 'up').exists()
 
 
 # -- a plugin installed through a real entry point ------------------------------

@@ -102,8 +102,8 @@ def _cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     """
     Print what the parser made of the file.
 
-    Print what the parser made of the file: the first thing to look at when
-    the node refuses a description or publishes unexpected frames.
+    The first thing to look at when the node refuses a description or publishes unexpected
+    frames.
     """
     registry = default_registry()
     model, name, scores, length = load_description(args, registry)
@@ -204,8 +204,8 @@ def _cmd_parsers(args: argparse.Namespace, out: TextIO) -> int:
     """
     List parsers and options.
 
-    List parsers and options: what ``--parser`` accepts and which ROS
-    parameters (``<parser>.<option>``) the node declares for them.
+    What ``--parser`` accepts and which ROS parameters (``<parser>.<option>``) the node
+    declares for them.
     """
     registry = default_registry()
     if args.file is not None:

@@ -77,8 +77,8 @@ def as_bool(name: str, text: str) -> bool:
     """
     Read a yes/no launch argument.
 
-    A yes/no launch argument (``true``/``false``, ``1``/``0``, ``on``/``off``, ``yes``/``no``;
-    empty: false); ValueError naming the argument otherwise.
+    ``true``/``false``, ``1``/``0``, ``on``/``off``, ``yes``/``no``; empty: false; ValueError
+    naming the argument otherwise.
     """
     value = text.strip().lower()
     if value in ('true', '1', 'yes', 'on'):

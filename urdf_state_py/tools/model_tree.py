@@ -77,8 +77,8 @@ def dot_lines(model: Model) -> list[str]:
     """
     Return the tree as a Graphviz digraph.
 
-    Return the tree as a Graphviz digraph: links are boxes, joints labelled edges (with mimic
-    and limits), mimic followers dashed. ``dot -Tpdf`` draws it.
+    Links are boxes, joints labelled edges (with mimic and limits), mimic followers dashed.
+    ``dot -Tpdf`` draws it.
     """
     lines = [f'digraph {_quoted(model.name)} {{', '  rankdir=TB;',
              '  node [shape=box, fontname="Helvetica"];',

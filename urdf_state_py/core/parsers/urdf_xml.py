@@ -15,54 +15,11 @@
 """
 URDF XML -> :class:`~urdf_state_py.core.model.Model`: the built-in ``urdf`` parser.
 
-Choice of the XML layer
------------------------
-Not urdfdom-py (``urdf_parser_py``), although it is the maintained ROS 2
-Python URDF reader: it models the whole URDF (visuals, materials, sensors,
-transmissions) and is *stricter than urdfdom (C++) where kinematics does not
-care*. In the shared corpus it rejects ``unitree_ros/.../h1_2.urdf`` ("Required
-attribute not set in XML: name" on a ``<material>`` without a name), which
-urdfdom's ``check_urdf`` and therefore robot_state_publisher accept. It also
-parses with ``lxml``/``xml.etree`` without the protections below, and fails on
-the ``<?xml verison=...?>`` files of ros2/urdf's own test suite.
-
-Instead this module is a small, strict reader of exactly what kinematics needs
-(links, joints, origin, axis, limit, safety_controller, mimic) on top of
-``defusedxml``'s expat reader (see :func:`._xml.read_tree`): no entity
-declarations (entity-expansion bombs fail at the first declaration, fast), no
-external entities or DTDs, no network, no namespace processing (TinyXML
-semantics: leftover ``<xacro:...>`` tags are just unknown tags).
-
-Rules (urdfdom's, where they are sane)
---------------------------------------
-* The root element is ``<robot>`` with a non-empty ``name``; links and joints
-  are its direct ``<link>``/``<joint>`` children; any other element
-  (``<gazebo>``, ``<transmission>``, ``<ros2_control>``, ``<mujoco>``,
-  ``<material>``, xacro leftovers) is ignored.
-* Links need a non-empty ``name``. Their ``<visual>``/``<collision>`` elements
-  are checked as urdfdom does (a ``<geometry>`` whose first child is a
-  ``box``/``cylinder``/``sphere``/``mesh`` with its required attributes, e.g.
-  ``<mesh filename>``; numbers strict) because urdfdom rejects files that
-  break them; materials and inertial values are not read (not kinematics).
-* Joints need ``name``, a known ``type`` and ``<parent link>``/``<child link>``.
-* Numbers are strict decimal floats (``1.0.0``, ``}``, ``$(optenv ...)`` are
-  errors naming the joint and attribute); vectors need exactly 3 numbers.
-  ``nan``/``inf`` are read and then rejected by the model's finiteness check.
-* ``<axis xyz>`` defaults to ``1 0 0`` (read for revolute, continuous,
-  prismatic and planar joints, ignored for fixed and floating).
-* ``<limit>``: **required for revolute and prismatic joints**, like urdfdom
-  (a revolute joint without limits has no meaningful range, and
-  robot_state_publisher would not load it either). ``lower``/``upper`` default
-  to 0, ``effort`` and ``velocity`` are required wherever ``<limit>`` appears.
-  Only revolute and prismatic joints keep ``lower``/``upper``; continuous
-  joints ignore them.
-* ``<safety_controller>``: ``k_velocity`` required, the rest default to 0.
-* ``<mimic joint>`` required; ``multiplier`` defaults to 1, ``offset`` to 0.
-* ``<dynamics>``/``<calibration>`` numbers are checked, not kept.
-* Links are read before joints (as urdfdom does), so the first error reported
-  is the one ``check_urdf`` reports.
-
-Structural rules (unique names, one tree, mimic targets) are the model's.
+A small, strict reader of what kinematics needs (links, joints, origin, axis, limit,
+safety_controller, mimic), with urdfdom's rules where they are sane, on ``defusedxml``'s
+expat reader (:func:`._xml.read_tree`: no entity declarations, no external entities, no
+network). Why not urdf_parser_py, and every rule: docs/parsers.md ("The built-in urdf
+parser"). Structural rules (unique names, one tree, mimic targets) are the model's.
 """
 
 from __future__ import annotations

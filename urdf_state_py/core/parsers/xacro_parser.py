@@ -21,12 +21,13 @@ declarations, no external entities), handed to ``xacro.process_doc`` with the
 ``args`` as mappings, and the expanded XML goes to the ``urdf`` parser.
 
 xacro keeps its state in module globals (file stack, substitution args) and
-resolves ``$(find pkg)`` through ``ament_index_python`` only. For the duration
-of one expansion, under a process-wide lock, this module
+resolves ``$(find pkg)`` (also ``find()`` inside ``${...}``) through the ament
+index only. For the duration of one expansion, under a process-wide lock, this
+module
 
-* points ``$(find pkg)`` (also ``find()`` inside ``$(eval ...)``) at a
-  resolver: the ``package_paths`` option first, then the ament index when it
-  is importable and knows the package, else an error naming the package;
+* puts the ``package_paths`` option first in that index: a temporary ament
+  prefix (a marker and a ``share/<pkg>`` link per package) at the head of
+  ``AMENT_PREFIX_PATH``; a package found nowhere gives an error naming it;
 * sets the file stack to ``<base_dir>/<string>`` so that relative
   ``xacro:include`` filenames and ``xacro.load_yaml`` paths resolve against
   ``base_dir`` (the node passes the model file's folder);
@@ -45,10 +46,12 @@ trusted: the library API and the CLI read the user's own files, as the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 import os
 import re
+import shutil
+import tempfile
 import threading
 from typing import Any
 
@@ -69,14 +72,8 @@ _STRING_NAME = '<string>'
 
 # xacro's module-level state is shared by every caller in the process.
 _XACRO_LOCK = threading.RLock()
-
-
-class _PackageNotFound(Exception):
-
-    def __init__(self, package: str, why: str) -> None:
-        super().__init__(package)
-        self.package = package
-        self.why = why
+# What a package_paths name may be: a file name in the ament index.
+_PACKAGE_NAME = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_.-]*')
 
 
 class XacroParser(Parser):
@@ -142,7 +139,8 @@ class XacroParser(Parser):
 
         import xacro  # heavy; only needed here
 
-        with _XACRO_LOCK, _xacro_session(xacro, packages, base_dir) as state:
+        with _XACRO_LOCK, _package_index(packages) as prefix, \
+                _xacro_session(xacro, base_dir) as state:
             try:
                 doc = _safe_parse_string(text)
                 if restricted:
@@ -151,18 +149,18 @@ class XacroParser(Parser):
                         xacro.process_doc(doc, mappings=dict(mappings))
                 else:
                     xacro.process_doc(doc, mappings=dict(mappings))
-                return doc.toxml()
+                return _unlinked(doc.toxml(), prefix, packages)
             except DescriptionError:
                 raise
             except SandboxViolation as exc:
                 raise DescriptionError(f'xacro: {exc}', kind='policy') from None
             except Exception as exc:  # xacro raises many kinds
-                missing = state.get('missing')
+                missing = _missing_package(exc, text, packages)
                 if missing is not None:
                     raise DescriptionError(
-                        f"$(find {missing.package}): package '{missing.package}' not found "
-                        f'({missing.why}); set the option xacro.package_paths, e.g. '
-                        f"['{missing.package}=/path/to/{missing.package}']") from None
+                        f"$(find {missing[0]}): package '{missing[0]}' not found ({missing[1]}); "
+                        'set the option xacro.package_paths, e.g. '
+                        f"['{missing[0]}=/path/to/{missing[0]}']") from None
                 violation = find_cause(exc, SandboxViolation)
                 if violation is not None:
                     raise DescriptionError(f'xacro: {violation}', kind='policy') from None
@@ -177,6 +175,68 @@ def _pairs(items: list[str], separator: str, option: str, form: str) -> dict[str
             raise DescriptionError(f"option xacro.{option}: '{item}' is not of the form {form}")
         result[key.strip()] = value.strip() if separator == '=' else value
     return result
+
+
+@contextmanager
+def _package_index(packages: Mapping[str, str]) -> Iterator[str | None]:
+    """
+    Put ``packages`` first in the ament index for one expansion; yield its prefix.
+
+    The prefix is a temporary folder holding ``share/ament_index/resource_index/packages/
+    <pkg>`` and a link ``share/<pkg>`` to the declared folder, which is how xacro's
+    ``$(find)`` (ament_index_python) finds a package; AMENT_PREFIX_PATH is restored after.
+    """
+    if not packages:
+        yield None
+        return
+    for name in packages:
+        if not _PACKAGE_NAME.fullmatch(name) or name == 'ament_index':
+            raise DescriptionError(f"option xacro.package_paths: '{name}' is not a package name")
+    prefix = tempfile.mkdtemp(prefix='urdf_state_xacro_')
+    saved = os.environ.get('AMENT_PREFIX_PATH')
+    try:
+        index = os.path.join(prefix, 'share', 'ament_index', 'resource_index', 'packages')
+        os.makedirs(index)
+        for name, path in packages.items():
+            open(os.path.join(index, name), 'w', encoding='utf-8').close()
+            os.symlink(os.path.abspath(path), os.path.join(prefix, 'share', name))
+        os.environ['AMENT_PREFIX_PATH'] = os.pathsep.join(filter(None, (prefix, saved)))
+        yield prefix
+    finally:
+        if saved is None:
+            os.environ.pop('AMENT_PREFIX_PATH', None)
+        else:
+            os.environ['AMENT_PREFIX_PATH'] = saved
+        shutil.rmtree(prefix, ignore_errors=True)
+
+
+def _unlinked(text: str, prefix: str | None, packages: Mapping[str, str]) -> str:
+    """``text`` with the links of :func:`_package_index` replaced by the declared folders."""
+    for name, path in (packages.items() if prefix else ()):
+        text = text.replace(os.path.join(prefix, 'share', name), path)
+    return text
+
+
+def _missing_package(exc: BaseException, text: str,
+                     packages: Mapping[str, str]) -> tuple[str, str] | None:
+    """(package, why) when ``exc`` is a ``$(find)`` the ament index cannot answer."""
+    try:
+        from ament_index_python.packages import PackageNotFoundError
+    except ImportError:   # xacro's $(find) needs it
+        cause = find_cause(exc, ImportError)
+        why = 'ament_index_python is not available'
+    else:
+        cause = find_cause(exc, PackageNotFoundError)
+        named = re.search(r"package '([^']*)'", str(cause or ''))
+        if named is not None:
+            return named.group(1), f'ament index: {cause}'
+        cause = find_cause(exc, OSError)   # no index at all: AMENT_PREFIX_PATH unset
+        if cause is not None and 'AMENT_PREFIX_PATH' not in str(cause):
+            cause = None
+        why = f'ament index: {cause}'
+    # the index's errors above name no package: the first undeclared one the text finds
+    names = [n for n in re.findall(r'\$\(find\s+([^\s)]+)', text) if n not in packages]
+    return (names[0], why) if cause is not None and names else None
 
 
 def _safe_parse_string(text: str):
@@ -201,25 +261,9 @@ def _xacro_message(exc: BaseException, files: list | None) -> str:
 
 
 @contextmanager
-def _xacro_session(xacro, packages: Mapping[str, str], base_dir: str):
-    """Patch xacro's globals for one expansion; restore them afterwards."""
-    from xacro import substitution_args
-
+def _xacro_session(xacro, base_dir: str):
+    """Set xacro's globals for one expansion; restore them afterwards."""
     state: dict[str, Any] = {}
-
-    def find(package: str) -> str:
-        if package in packages:
-            return packages[package]
-        try:
-            from ament_index_python.packages import get_package_share_directory
-        except ImportError:
-            state['missing'] = _PackageNotFound(package, 'ament_index_python is not available')
-            raise state['missing'] from None
-        try:
-            return get_package_share_directory(package)
-        except Exception as exc:  # PackageNotFoundError, unset AMENT_PREFIX_PATH
-            state['missing'] = _PackageNotFound(package, f'ament index: {exc}')
-            raise state['missing'] from None
 
     original_parse = xacro.parse
 
@@ -245,16 +289,12 @@ def _xacro_session(xacro, packages: Mapping[str, str], base_dir: str):
         return original_parse(inp, filename)
 
     saved = {
-        'eval_find': substitution_args._eval_find,
-        'dict_find': substitution_args._eval_dict.get('find'),
         'filestack': xacro.filestack,
         'macrostack': xacro.macrostack,
         'all_includes': list(xacro.all_includes),
         'context': dict(xacro.substitution_args_context),
         'verbosity': xacro.verbosity,
     }
-    substitution_args._eval_find = find
-    substitution_args._eval_dict['find'] = find
     xacro.parse = safe_parse
     xacro.init_stacks(os.path.join(base_dir, _STRING_NAME))
     state['files'] = xacro.filestack
@@ -262,9 +302,6 @@ def _xacro_session(xacro, packages: Mapping[str, str], base_dir: str):
         yield state
     finally:
         state['files'] = list(xacro.filestack or [])
-        substitution_args._eval_find = saved['eval_find']
-        if saved['dict_find'] is not None:
-            substitution_args._eval_dict['find'] = saved['dict_find']
         xacro.parse = original_parse
         xacro.filestack = saved['filestack']
         xacro.macrostack = saved['macrostack']

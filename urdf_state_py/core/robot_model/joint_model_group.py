@@ -145,12 +145,14 @@ class JointModelGroup:
                 result[variable] = followed[variable] if joint.mimic in self._joint_set else 0.0
         return result
 
-    # -- set up by the RobotModel ---------------------------------------------
+    # -- set up by the RobotModel from the SRDF (MoveIt's addDefaultState, setEndEffector*) --
 
-    def _add_state(self, name: str, values: Mapping[str, float]) -> None:
+    def add_default_state(self, name: str, values: Mapping[str, float]) -> None:
+        """Add the SRDF named state ``name`` (its values as written)."""
         self._states[name] = dict(values)
         self.default_state_names.append(name)
 
-    def _set_end_effector(self, name: str, parent_group: str, parent_link: str) -> None:
+    def set_end_effector(self, name: str, parent_group: str, parent_link: str) -> None:
+        """Make this group the SRDF end effector ``name``, attached at ``parent_link``."""
         self.end_effector_name = name
         self._eef_parent = (parent_group, parent_link)

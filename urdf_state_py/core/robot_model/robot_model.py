@@ -233,7 +233,7 @@ class RobotModel:
                 else:
                     values.update(zip(joint.variable_names, numbers))
             if values:
-                group._add_state(state.name, values)
+                group.add_default_state(state.name, values)
 
     def _build_end_effectors(self, semantic: Semantic) -> None:
         self._end_effectors: dict[str, JointModelGroup] = {}
@@ -254,7 +254,7 @@ class RobotModel:
                 parent = None
             if parent is None and candidates:
                 parent = min(candidates, key=lambda g: len(g.joint_model_names))
-            group._set_end_effector(eef.name, parent.name if parent else '', eef.parent_link)
+            group.set_end_effector(eef.name, parent.name if parent else '', eef.parent_link)
             self._end_effectors[eef.name] = group
 
     # -- moveit_py's RobotModel -------------------------------------------------

@@ -81,9 +81,8 @@ class _Rewriter:
     """
     Resolve ``filename`` attributes in place.
 
-    Resolves ``filename`` attributes in place: each URI once, at most
-    :data:`MAX_REFERENCES` of them, every refusal counted and the first
-    :data:`MAX_LISTED_REFUSALS` kept with their reason.
+    Each URI once, at most :data:`MAX_REFERENCES` of them, every refusal counted and the
+    first :data:`MAX_LISTED_REFUSALS` kept with their reason.
     """
 
     def __init__(self, resolver: Resolver) -> None:

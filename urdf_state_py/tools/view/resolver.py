@@ -65,8 +65,8 @@ class Allowed:
     """
     A file the view may serve.
 
-    A file the view may serve: ``url`` as the browser asks for it (decoded), ``href``
-    as written into the page's URDF (percent-encoded), ``path`` the file's real path.
+    ``url`` as the browser asks for it (decoded), ``href`` as written into the page's URDF
+    (percent-encoded), ``path`` the file's real path.
     """
 
     url: str

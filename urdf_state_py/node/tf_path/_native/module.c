@@ -14,7 +14,6 @@
 
 /* Python binding of the native code (module urdf_state_py.node.tf_path._urdf_state_native).
  * decode(): the native JointState decoder, for native.py and its tests.
- * floor_run(): the benchmark's C floor (floor.c).
  * Plan, Loop: the native JointState -> /tf loop (plan_py.c, loop_py.c).
  * Subscription: the JointState subscription the loop serves (subscription_py.c).
  * build_info(): what this build was compiled against (native.py refuses to
@@ -30,7 +29,6 @@
 #include <rcl/version.h>
 #include <rmw/subscription_options.h>
 
-#include "floor.h"
 #include "js_cdr.h"
 #include "loop_py.h"
 #include "subscription_py.h"
@@ -107,55 +105,6 @@ done:
   return result;
 }
 
-/* floor_run(context, subscription, publisher, guard, template, offsets): the
- * rclpy handles' .pointer values (the caller holds their context managers),
- * the pre-serialised TFMessage and the offsets of its stamps. Returns
- * (published, skipped, errors, ok) once the guard condition is triggered. */
-static PyObject *floor_run_py(PyObject *self, PyObject *args) {
-  unsigned long long context, subscription, publisher, guard;
-  Py_buffer tf;
-  PyObject *offsets_obj, *seq = NULL, *result = NULL;
-  size_t *offsets = NULL;
-  floor_counts counts = {0, 0, 0};
-  Py_ssize_t n, i;
-  int st;
-  (void)self;
-  if (!PyArg_ParseTuple(args, "KKKKy*O", &context, &subscription, &publisher, &guard, &tf,
-                        &offsets_obj))
-    return NULL;
-  if (!context || !subscription || !publisher || !guard) {
-    PyErr_SetString(PyExc_ValueError, "null handle pointer");
-    goto done;
-  }
-  seq = PySequence_Fast(offsets_obj, "offsets must be a sequence of ints");
-  if (!seq) goto done;
-  n = PySequence_Fast_GET_SIZE(seq);
-  offsets = PyMem_Calloc((size_t)n + 1, sizeof *offsets);
-  if (!offsets) {
-    PyErr_NoMemory();
-    goto done;
-  }
-  for (i = 0; i < n; i++) {
-    offsets[i] = PyLong_AsSize_t(PySequence_Fast_GET_ITEM(seq, i));
-    if (PyErr_Occurred()) goto done;
-  }
-  Py_BEGIN_ALLOW_THREADS
-  st = floor_run((rcl_context_t *)(uintptr_t)context,
-                 (rcl_subscription_t *)(uintptr_t)subscription,
-                 (rcl_publisher_t *)(uintptr_t)publisher,
-                 (const rcl_guard_condition_t *)(uintptr_t)guard, tf.buf, (size_t)tf.len, offsets,
-                 (size_t)n, &counts);
-  Py_END_ALLOW_THREADS
-  result = Py_BuildValue("(KKKO)", (unsigned long long)counts.published,
-                         (unsigned long long)counts.skipped, (unsigned long long)counts.errors,
-                         st == 0 ? Py_True : Py_False);
-done:
-  PyMem_Free(offsets);
-  Py_XDECREF(seq);
-  PyBuffer_Release(&tf);
-  return result;
-}
-
 /* rcl: from rcl's own header; the others as setup.py found them.
  * loaded_rcl, loaded_rmw: the files of the librcl and librmw this process resolved
  * (native.py checks they are of the distro this build is for). */
@@ -174,8 +123,6 @@ static PyObject *build_info(PyObject *self, PyObject *unused) {
 static PyMethodDef methods[] = {
     {"decode", decode, METH_VARARGS,
      "decode(data, max_names, key) -> (names|None, positions, sec, nanosec, key|None) or (reason, detail)"},
-    {"floor_run", floor_run_py, METH_VARARGS,
-     "floor_run(context, subscription, publisher, guard, template, offsets) -> counts"},
     {"build_info", build_info, METH_NOARGS, "the rcl/rmw versions this build is for, and the libraries loaded"},
     {NULL, NULL, 0, NULL},
 };

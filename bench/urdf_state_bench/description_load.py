@@ -15,7 +15,7 @@
 """
 Benchmark: a 10 MB description set at run time, and what the node does meanwhile.
 
-``python -m urdf_state_py.tools.bench.description_load [--links 20000] [--trials 3] [--rate 200]``
+``python -m urdf_state_bench.description_load [--links 20000] [--trials 3] [--rate 200]``
 
 The node runs as users run it (``python -m urdf_state_py.node``, its own
 process). JointStates for the root joint go to it at ``--rate`` Hz from the

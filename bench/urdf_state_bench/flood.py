@@ -66,7 +66,7 @@ class ParameterProbe:
 
     def ask(self, timeout: float) -> float | None:
         """Seconds until the answer, or None (no answer within ``timeout``)."""
-        from ...node.process.spin import spin_until_done
+        from urdf_state_py.node.process.spin import spin_until_done
         t0 = time.monotonic()
         future = self.client.call_async(self._request)
         if spin_until_done(self.executor, future, timeout) and future.result() is not None:

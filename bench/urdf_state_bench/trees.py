@@ -65,7 +65,7 @@ def robots_dir(override: str | os.PathLike | None = None) -> Path:
     env = os.environ.get('URDF_STATE_ROBOTS')
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[4] / 'shared' / 'robots'
+    return Path(__file__).resolve().parents[3] / 'shared' / 'robots'
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ def start_container(env: dict, log_dir: Path, tag: str) -> tuple[Proc, Proc]:
                                                     '--disable-rosout-logs'],
                      env, log_dir, stdin=False)
     loader = Proc(f'loader_{tag}', [sys.executable, '-m',
-                                    'urdf_state_py.tools.bench.fleet_loader', f'/{CONTAINER}'],
+                                    'urdf_state_bench.fleet_loader', f'/{CONTAINER}'],
                   env, log_dir)
     loader.wait_event('ready', 120.0)
     return container, loader

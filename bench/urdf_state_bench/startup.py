@@ -15,7 +15,7 @@
 """
 Benchmark: the node's start-up as a client sees it from another process.
 
-``python -m urdf_state_py.tools.bench.startup [--model PATH] [--trials 10]``
+``python -m urdf_state_bench.startup [--model PATH] [--trials 10]``
 
 Per trial the node starts as users start it (``python -m urdf_state_py.node``
 with the model as ``robot_description`` in a params file, its own process).
@@ -62,7 +62,7 @@ from .common import ensure_loopback, loopback_env, print_medians
 #: The description of the first set (as in robot_state_publisher's change_mimic_joint test).
 ONE_LINK = "<robot name='test'><link name='base_link'/></robot>"
 #: The model of a trial when none is given: the bundled humanoid.
-DEFAULT_MODEL = Path(__file__).resolve().parents[3] / 'robots' / 'h1_2' / 'h1_2.urdf'
+DEFAULT_MODEL = Path(__file__).resolve().parents[2] / 'robots' / 'h1_2' / 'h1_2.urdf'
 #: Longest a trial waits for the service, /tf_static or an answer [s].
 WAIT_S = 60.0
 _STEADY_SETS = 2

@@ -15,7 +15,7 @@
 """
 Load generator process: publishes JointState (or TFMessage, for the floor) at a pinned rate.
 
-Run as ``python -m urdf_state_py.tools.bench.driver SPEC.json`` with a loopback
+Run as ``python -m urdf_state_bench.driver SPEC.json`` with a loopback
 environment. ``SPEC.json``::
 
     {"mode": "js", "topic": "joint_states", "names": [...], "lower": [...], "upper": [...]}

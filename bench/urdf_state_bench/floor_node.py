@@ -15,8 +15,8 @@
 """
 The I/O floor of the node: the same JointState -> /tf loop with no work in between.
 
-``python -m urdf_state_py.tools.bench.floor_node SPEC.json [--c] --ros-args ...``
-(SPEC: the ``tf`` spec of :func:`urdf_state_py.tools.bench.e2e.model_spec`).
+``python -m urdf_state_bench.floor_node SPEC.json [--c] --ros-args ...``
+(SPEC: the ``tf`` spec of :func:`urdf_state_bench.e2e.model_spec`).
 
 It subscribes to ``joint_states`` (raw, sensor-data QoS, as the node) and serves
 it with the node's own :class:`~urdf_state_py.node.tf_path.hot_path.HotPath` thread
@@ -28,8 +28,9 @@ is what decoding, the fast path and the model cost: everything else is rclpy,
 Fast DDS and the wake-ups, which no Python node can avoid.
 
 ``--c``: the C floor -- the same subscription, publisher and stamp copy, served
-by the native extension's ``floor_run`` (rcl wait set, take, publish, all in C
-without the GIL): what the I/O costs with no Python on the way at all.
+by the benchmark's own extension ``urdf_state_floor`` (bench/floor, built by
+``./dev.sh``: rcl wait set, take, publish, all in C without the GIL): what the I/O
+costs with no Python on the way at all.
 """
 
 from __future__ import annotations
@@ -37,8 +38,52 @@ from __future__ import annotations
 import json
 import struct
 import sys
+import threading
 
 from .driver import RawTfSource
+
+
+class CFloor:
+    """
+    The C floor's thread: ``urdf_state_floor.run`` on ``node``'s JointState ``topic``.
+
+    It subscribes on the node's rcl handle itself (rclpy's executor never sees that
+    subscription) and publishes ``template``, its stamps at ``offsets`` patched, on
+    ``publisher``; ``stop()`` triggers its guard condition and joins it.
+    """
+
+    def __init__(self, node, topic: str, publisher, template: bytes,
+                 offsets: tuple[int, ...]) -> None:
+        import urdf_state_floor
+        self._floor = urdf_state_floor
+        self._node, self._topic, self._publisher = node, topic, publisher
+        self._template, self._offsets = bytes(template), tuple(offsets)
+        self._guard = node.create_guard_condition(lambda: None)
+        self._thread = threading.Thread(target=self._run, name='urdf_state_c_floor',
+                                        daemon=True)
+        #: (published, skipped, errors, ok) once the thread returned
+        self.counts: tuple | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._guard.trigger()
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        node, pub = self._node.handle, self._publisher.handle
+        context, guard = self._node.context.handle, self._guard.handle
+        with node, pub, guard, context:  # none destroyed under the C loop
+            self.counts = self._floor.run(context.pointer, node.pointer, self._topic,
+                                          pub.pointer, guard.pointer, self._template,
+                                          self._offsets)
+        if not self.counts[3] or self.counts[2]:
+            self._node.get_logger().error(f'C floor: {self.counts}')
 
 
 def _module():
@@ -49,26 +94,6 @@ def _module():
     if found.module is None:
         raise RuntimeError(f'no floor: {found.reason}')
     return found.module
-
-
-def _c_floor_path(hot_path_cls):
-    """Return a HotPath whose thread runs the native ``floor_run`` instead of the loop."""
-    module = _module()
-
-    class CFloorPath(hot_path_cls):
-        tf_template = b''
-        tf_offsets: tuple = ()
-
-        def _run(self) -> None:
-            pub, context, guard = self._tf_publisher.handle, self._context.handle, \
-                self._guard.handle
-            with pub, guard, context:  # none destroyed under the C loop
-                counts = module.floor_run(context.pointer, self._owned[0].pointer, pub.pointer,
-                                          guard.pointer, self.tf_template, self.tf_offsets)
-            if not counts[3] or counts[2]:
-                self._errors.record(RuntimeError(f'C floor: {counts}'))
-
-    return CFloorPath
 
 
 def _floor_node(spec: dict, c_floor: bool = False):
@@ -96,14 +121,15 @@ def _floor_node(spec: dict, c_floor: bool = False):
                     stamp.pack_into(template, at, sec, nanosec)
                 publisher.publish(bytes(template))
 
-            subscription = self.create_subscription(JointState, 'joint_states', republish,
-                                                    qos_profile_sensor_data, raw=True)
-            path_cls = _c_floor_path(HotPath) if c_floor else HotPath
-            self._hot = path_cls.attach(self, _module(),
-                                        [(subscription, 'joint_states', republish)],
-                                        MessageErrors(self.get_logger()), tf_publisher=publisher)
             if c_floor:
-                self._hot.tf_template, self._hot.tf_offsets = bytes(template), tuple(tf.offsets)
+                self._hot = CFloor(self, 'joint_states', publisher, template, tf.offsets)
+            else:
+                subscription = self.create_subscription(
+                    JointState, 'joint_states', republish, qos_profile_sensor_data, raw=True)
+                self._hot = HotPath.attach(self, _module(),
+                                           [(subscription, 'joint_states', republish)],
+                                           MessageErrors(self.get_logger()),
+                                           tf_publisher=publisher)
             self._hot.start()
 
         def destroy_node(self) -> None:

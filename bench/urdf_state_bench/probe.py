@@ -15,7 +15,7 @@
 """
 GetParameters asked at a steady pace from a process of its own.
 
-Run as ``python -m urdf_state_py.tools.bench.probe NODE INTERVAL_S TIMEOUT_S`` with a
+Run as ``python -m urdf_state_bench.probe NODE INTERVAL_S TIMEOUT_S`` with a
 loopback environment. Its own process, because a probe inside a busy process (one
 that also checks every /tf it receives, say) measures that process's GIL and
 scheduling as much as the node: the chaos soak saw 4 s "answers" that way.

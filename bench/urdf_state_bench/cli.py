@@ -15,26 +15,26 @@
 """
 Command line of the benchmark: runs the sections, prints tables and targets, writes JSON.
 
-``python -m urdf_state_py.tools.bench [--quick] [--only fk|e2e|mem ...] [--robots NAME ...]``
+``python -m urdf_state_bench [--quick] [--only fk|e2e|mem ...] [--robots NAME ...]``
 
 Sections:
 
-- ``fk``: :mod:`urdf_state_py.tools.bench.fk` (in this process);
-- ``e2e``: :mod:`urdf_state_py.tools.bench.e2e`, node + driver + sink processes, the node
+- ``fk``: :mod:`urdf_state_bench.fk` (in this process);
+- ``e2e``: :mod:`urdf_state_bench.e2e`, node + driver + sink processes, the node
   through its real entry point with rclpy's default executor and EventsExecutor
   (``--executors``), plus the no-FK floor;
 - ``mem``: the node's RSS after loading and after a minute (``--quick``: 10 s)
   of JointState at 1 kHz;
-- ``user``: :mod:`urdf_state_py.tools.bench.user_run`, what a user pays: the
+- ``user``: :mod:`urdf_state_bench.user_run`, what a user pays: the
   node process's whole CPU per /tf message over long windows, fresh processes
   per run, medians of runs (the protocol of the independent measurement of
   2026-11-30 in docs/benchmarks.md), at 1 kHz and
   flat out. E.g. ``./dev.sh bench --only user --robots talos h1_2``;
 - ``sources``: the user protocol at 1 kHz with one ``joint_states`` source beside two
   sources merged with ``source_list`` (the node then also publishes ``/joint_states``);
-- ``flood``: :mod:`urdf_state_py.tools.bench.flood`, several publishers as fast
+- ``flood``: :mod:`urdf_state_bench.flood`, several publishers as fast
   as they can for 20 s: parameter answer times, /tf out, RSS, recovery;
-- ``container``: :mod:`urdf_state_py.tools.bench.container`, RSS per robot of a
+- ``container``: :mod:`urdf_state_bench.container`, RSS per robot of a
   container with 20 real robots, its idle CPU and load times, and CPU per /tf of
   10 TALOS in one container beside the standalone node and the C floor.
 
@@ -72,12 +72,12 @@ TARGET_RATE = 1000.0  # CPU per update targets are read at this input rate
 
 
 def repo_root() -> Path:
-    here = Path(__file__).resolve().parents[3]
+    here = Path(__file__).resolve().parents[2]
     return here if (here / 'setup.py').is_file() else Path.cwd()
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(prog='python -m urdf_state_py.tools.bench', description=__doc__,
+    ap = argparse.ArgumentParser(prog='python -m urdf_state_bench', description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--quick', action='store_true', help='shorter run (< 2 min)')
     ap.add_argument('--only', action='append',

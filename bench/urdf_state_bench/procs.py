@@ -201,7 +201,7 @@ def start_node(urdf: str, executor: str, env: dict, log_dir: Path, tag: str,
     (or ``command``, e.g. the script ``ros2 run`` runs), with ``URDF_STATE_EXECUTOR``
     set from ``executor`` (see :data:`EXECUTORS`; ``pyhot``: the default executor with
     ``URDF_STATE_NATIVE=off``); under cProfile
-    (:mod:`urdf_state_py.tools.bench.node_runner`) when the environment asks for it.
+    (:mod:`urdf_state_bench.node_runner`) when the environment asks for it.
     """
     params = {'robot_description': urdf, 'publish_frequency': 0.0, 'ignore_timestamp': True,
               **(extra or {})}   # extra: e.g. source_list (see user_run.source_specs)
@@ -214,7 +214,7 @@ def start_node(urdf: str, executor: str, env: dict, log_dir: Path, tag: str,
         env['URDF_STATE_EXECUTOR'] = EXECUTORS[executor]
     if executor in PYTHON_HOT_PATH:
         env['URDF_STATE_NATIVE'] = 'off'
-    module = ('urdf_state_py.tools.bench.node_runner' if env.get('URDF_STATE_BENCH_CPROFILE')
+    module = ('urdf_state_bench.node_runner' if env.get('URDF_STATE_BENCH_CPROFILE')
               else 'urdf_state_py.node')
     if command is None or env.get('URDF_STATE_BENCH_CPROFILE'):
         command = [sys.executable, '-m', module]
@@ -223,7 +223,7 @@ def start_node(urdf: str, executor: str, env: dict, log_dir: Path, tag: str,
 
 
 def start_sink(env: dict, log_dir: Path, tag: str, executor: str = 'events') -> Proc:
-    proc = Proc(f'sink_{tag}', [sys.executable, '-m', 'urdf_state_py.tools.bench.sink',
+    proc = Proc(f'sink_{tag}', [sys.executable, '-m', 'urdf_state_bench.sink',
                                 '--executor', executor], env, log_dir)
     proc.wait_event('ready', 30.0)
     return proc
@@ -233,5 +233,5 @@ def start_driver(spec: dict, env: dict, log_dir: Path, tag: str) -> Proc:
     path = log_dir / f'driver_{tag}.json'
     path.write_text(json.dumps(spec), encoding='utf-8')
     return Proc(f'driver_{tag}',
-                [sys.executable, '-m', 'urdf_state_py.tools.bench.driver', str(path)],
+                [sys.executable, '-m', 'urdf_state_bench.driver', str(path)],
                 env, log_dir)

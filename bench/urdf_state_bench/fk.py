@@ -22,7 +22,7 @@ Per robot, all on the same random configurations (within limits, seeded):
 - ``poses/b`` and ``hot/b``: the same for a batch of configurations (per-config cost);
 - ``pin fk+fr``: ``pin.forwardKinematics`` + ``pin.updateFramePlacements``;
   ``pin fk``: ``pin.forwardKinematics`` alone;
-- ``naive``: :class:`~urdf_state_py.tools.bench.naive.NaiveFK`.
+- ``naive``: :class:`~urdf_state_bench.naive.NaiveFK`.
 
 Each number is the median over ``trials`` timed trials, taken round-robin
 across the implementations; ratios are to ``pin fk+fr``, computed per round

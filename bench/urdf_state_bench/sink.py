@@ -15,7 +15,7 @@
 """
 Receiving end: subscribes to ``/tf`` and measures stamp -> receipt latency.
 
-Run as ``python -m urdf_state_py.tools.bench.sink [--topic /tf] [--executor events|single]``
+Run as ``python -m urdf_state_bench.sink [--topic /tf] [--executor events|single]``
 with a loopback environment. The subscription is raw (serialized CDR): the
 callback only records the receipt time (``time.time_ns()``, the same clock the
 driver stamps with) and reads the first transform's stamp and the transform

@@ -15,7 +15,7 @@
 """
 The node's real entry point under cProfile (bench only).
 
-``URDF_STATE_BENCH_CPROFILE=FILE python -m urdf_state_py.tools.bench.node_runner --ros-args ...``
+``URDF_STATE_BENCH_CPROFILE=FILE python -m urdf_state_bench.node_runner --ros-args ...``
 runs :func:`urdf_state_py.node.state_publisher.main` (executor chosen as for users, by
 ``URDF_STATE_EXECUTOR``) with cProfile timing the main thread's CPU, and writes
 the stats to FILE when the node ends (SIGINT). cProfile sees the main thread

@@ -15,7 +15,7 @@
 """
 Loads robots into a running container through its LoadNode service, timing each answer.
 
-Run as ``python -m urdf_state_py.tools.bench.fleet_loader CONTAINER`` (e.g.
+Run as ``python -m urdf_state_bench.fleet_loader CONTAINER`` (e.g.
 ``/urdf_state_container``) with a loopback environment. JSON lines, as the other
 benchmark processes: commands on stdin ``{"cmd": "load", "robots": [{"namespace":
 ..., "parameters": {name: value}}, ...]}`` and ``{"cmd": "quit"}``; events on stdout

@@ -21,15 +21,16 @@
 
 #include <rcl/context.h>
 #include <rcl/guard_condition.h>
+#include <rcl/node.h>
 #include <rcl/publisher.h>
-#include <rcl/subscription.h>
 
 typedef struct {
   uint64_t published, skipped, errors;
 } floor_counts;
 
-/* Serves until ``stop`` is triggered; 0, or -1 when rcl failed (wait set, buffers). */
-int floor_run(rcl_context_t *context, rcl_subscription_t *subscription,
+/* Subscribes to JointState on ``topic`` of ``node`` and serves until ``stop`` is
+ * triggered; 0, or -1 when rcl failed (subscription, wait set, buffers). */
+int floor_run(rcl_context_t *context, rcl_node_t *node, const char *topic,
               rcl_publisher_t *publisher, const rcl_guard_condition_t *stop,
               const uint8_t *tf_template, size_t tf_size, const size_t *stamp_offsets,
               size_t n_offsets, floor_counts *counts);

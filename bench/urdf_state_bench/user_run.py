@@ -34,8 +34,8 @@ each run:
 
 Executor ``floor``: instead of the node, :mod:`.floor_node` (the same thread
 and topics, a pre-serialised /tf with the stamp copied in, no decoding, no
-FK): the I/O floor no Python node goes below; ``cfloor``: the same in C (the
-native extension's floor loop), the floor of any node, against which the
+FK): the I/O floor no Python node goes below; ``cfloor``: the same in C (bench/floor,
+the module urdf_state_floor), the floor of any node, against which the
 table gives ratios. Each run starts fresh processes, the executors' runs
 interleaved (run 1 of each, then run 2 ...); results are medians over runs. Why this and
 not short windows: see the README (benchmark, "what a user pays").
@@ -80,7 +80,7 @@ def start_floor(tf_spec: dict, env: dict, log_dir: Path, tag: str, c_floor: bool
     """
     path = log_dir / f'floor_{tag}.json'
     path.write_text(json.dumps(tf_spec), encoding='utf-8')
-    return Proc(f'floor_{tag}', [sys.executable, '-m', 'urdf_state_py.tools.bench.floor_node',
+    return Proc(f'floor_{tag}', [sys.executable, '-m', 'urdf_state_bench.floor_node',
                                  str(path), *(['--c'] if c_floor else []),
                                  '--ros-args', '--disable-rosout-logs'],
                 env, log_dir, stdin=False)

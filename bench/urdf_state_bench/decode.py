@@ -15,7 +15,7 @@
 """
 Micro-benchmark of the node's JointState callback and of the raw decoder, without DDS.
 
-``python -m urdf_state_py.tools.bench.decode [--robot PATH] [--trials N]``
+``python -m urdf_state_bench.decode [--robot PATH] [--trials N]``
 
 The node is built in-process (its own context, topics remapped away from
 /tf and joint_states) and its joint_states callback is called directly with a
@@ -56,7 +56,7 @@ def main(argv=None) -> int:
     ap.add_argument('--trials', type=int, default=15)
     ap.add_argument('--number', type=int, default=2000, help='calls per trial')
     args = ap.parse_args(argv)
-    robot = args.robot or Path(__file__).resolve().parents[3] / 'robots' / 'h1_2' / 'h1_2.urdf'
+    robot = args.robot or Path(__file__).resolve().parents[2] / 'robots' / 'h1_2' / 'h1_2.urdf'
 
     context = rclpy.Context()
     rclpy.init(context=context)
