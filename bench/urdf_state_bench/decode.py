@@ -73,8 +73,7 @@ def main(argv=None) -> int:
         defaults = model.default_positions()     # within every joint's limits: no clamping
         msg = JointState(name=names, position=[float(defaults[n]) for n in names])
         payload = serialize_message(msg)   # one payload (its name padding bytes stay the same)
-        callback = node.joint_input.on_raw if hasattr(node, 'joint_input') \
-            else node._on_joint_state_raw
+        callback = node.joint_input.on_raw
         reader = JointStateReader()
         stamps = [0]
 
