@@ -52,7 +52,7 @@ RUNTIME = ('libtsan.so',)
 
 
 def stacks(block: str) -> list[list[str]]:
-    """The frame modules, in order, of each stack of one report."""
+    """Return the frame modules, in order, of each stack of one report."""
     found: list[list[str]] = []
     for line in block.splitlines():
         frame = FRAME.match(line)
