@@ -23,7 +23,7 @@ through an FK written here with numpy), the SetParameters results.
 """
 import math
 
-from node_harness import compose_poses, NodeUnderTest, Probe, transform_map, wait_until
+from node_harness import compose_poses, NodeUnderTest, transform_map, wait_until
 import numpy as np
 import pytest
 from rcl_interfaces.srv import SetParametersAtomically
@@ -39,13 +39,6 @@ OFFSET = [0.0, 0.0, 0.012]
 TURN = [0.0, 0.0, math.pi / 2]
 ARM_STATE = {'shoulder_pan_joint': 0.3, 'shoulder_lift_joint': -1.2, 'elbow_joint': 1.1,
              'wrist_1_joint': -0.5, 'wrist_2_joint': 0.7, 'wrist_3_joint': 0.2}
-
-
-@pytest.fixture(scope='module')
-def probe():
-    p = Probe()
-    yield p
-    p.close()
 
 
 @pytest.fixture(scope='module')

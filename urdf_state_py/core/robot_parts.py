@@ -61,7 +61,7 @@ def part_name_problem(name: str) -> str | None:
 
 def mount_joint_name(part: Part) -> str:
     """Return the name of the fixed joint that attaches ``part`` to its parent link."""
-    return f'{part.prefix}{part.name}_mount'
+    return f'{part.name}_mount'
 
 
 def compose(base: Model, parts: Sequence[tuple[Part, Model]]) -> Model:
