@@ -30,6 +30,7 @@ from rcl_interfaces.srv import SetParametersAtomically
 from rclpy.parameter import Parameter
 from robot_files import CORPUS, needs_corpus
 from std_msgs.msg import String
+from urdf_state_py.node.tf_path import native
 
 pytestmark = [pytest.mark.ros, needs_corpus]
 
@@ -229,3 +230,23 @@ def test_no_parts_publishes_the_base_as_given(node, probe):
     [result] = probe.set_parameters(node.name, parts=['gripper'])
     assert result.successful, result.reason
     assert 'g_world' in node.node.model.link_names
+
+
+def test_the_native_loop_serves_the_composed_robot(node, probe):
+    status = native.status()
+    if status.module is None:
+        pytest.skip(f'the native loop cannot run here: {status.reason}')
+    assert any(line.startswith('joint_states path: native loop (C)')
+               for line in node.logs('info')), node.logs('info')
+    [result] = probe.set_parameters(node.name, publish_frequency=0.0)   # each message answered
+    assert result.successful, result.reason
+    health = node.node._health
+    with node.node.joint_input.lock:   # pauses the loop and brings its counters over
+        before = health.native_loop_served
+    names = list(ARM_STATE) + ['g_robotiq_85_left_knuckle_joint']
+    for k in range(20):
+        msg = probe.answer_to_state(names, [0.01 * k] * len(names))
+        assert 'g_robotiq_85_right_finger_tip_link' in {t.child_frame_id for t in msg.transforms}
+    with node.node.joint_input.lock:
+        served = health.native_loop_served - before
+    assert served >= 15, served
