@@ -28,11 +28,12 @@ import numpy as np
 import pytest
 from rcl_interfaces.srv import SetParametersAtomically
 from rclpy.parameter import Parameter
-from robot_files import CORPUS, needs_corpus
+from robot_files import CORPUS, CORPUS_REASON, FIXTURES, HAS_CORPUS
 from std_msgs.msg import String
 from urdf_state_py.node.tf_path import native
+import yaml
 
-pytestmark = [pytest.mark.ros, needs_corpus]
+pytestmark = pytest.mark.ros
 
 ARM = CORPUS / 'ur_description_ros2' / 'generated' / 'ur5e.urdf'
 GRIPPER = CORPUS / 'robotiq_2f85' / 'generated' / 'robotiq_2f_85.urdf'
@@ -44,6 +45,8 @@ ARM_STATE = {'shoulder_pan_joint': 0.3, 'shoulder_lift_joint': -1.2, 'elbow_join
 
 @pytest.fixture(scope='module')
 def node():
+    if not HAS_CORPUS:
+        pytest.skip(CORPUS_REASON)
     n = NodeUnderTest('urdf_state_parts', {
         'robot_description': ARM.read_text(), 'parts': ['gripper'],
         'parts.gripper.description': GRIPPER.read_text(), 'parts.gripper.parent': 'tool0',
@@ -250,3 +253,25 @@ def test_the_native_loop_serves_the_composed_robot(node, probe):
     with node.node.joint_input.lock:
         served = health.native_loop_served - before
     assert served >= 15, served
+
+
+def test_parts_from_a_parameters_file_with_flat_dotted_keys(tmp_path):
+    arm = (FIXTURES / 'urdfdom_arm.urdf').read_text()
+    params = tmp_path / 'params.yaml'
+    params.write_text(yaml.safe_dump({'/**': {'ros__parameters': {
+        'robot_description': arm, 'parts': ['second', 'unused'],
+        'parts.second.description': arm, 'parts.second.parent': 'tool',
+        'parts.second.xyz': [0.0, 0.0, 0.25], 'parts.second.prefix': 'second_',
+        'parts.other.parent': 'base'}}}))
+    node = NodeUnderTest('urdf_state_parts_file',
+                         cli_args=['--ros-args', '--params-file', str(params)])
+    try:
+        model = node.node.model
+        assert 'second_world' in model.link_names and len(model.links) == 24
+        mount = model.joint('second_mount')
+        assert (mount.parent, mount.origin.xyz) == ('tool', (0.0, 0.0, 0.25))
+        # every name given is declared, listed in parts or not (attached later)
+        assert node.node.get_parameter('parts.other.parent').value == 'base'
+        assert node.node.get_parameter('parts.unused.description').value == ''
+    finally:
+        node.close()
