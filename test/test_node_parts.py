@@ -122,7 +122,8 @@ def atomically(probe, node_name, **values):
     try:
         wait_until(client.service_is_ready, what='set_parameters_atomically')
         request = SetParametersAtomically.Request()
-        request.parameters = [Parameter(k, value=v).to_parameter_msg() for k, v in values.items()]
+        request.parameters = [(v if isinstance(v, Parameter) else Parameter(k, value=v))
+                              .to_parameter_msg() for k, v in values.items()]
         future = client.call_async(request)
         wait_until(future.done, what='the set_parameters_atomically response')
         return future.result().result
@@ -198,6 +199,8 @@ def test_second_part_with_the_same_description_and_another_prefix(node, probe):
      "part 'spare'"),
     ({'parts': ['gripper', 'spare', 'bad.name']}, "part name 'bad.name' must be"),
     ({'parts.spare.xyz': [0.0, 1.0]}, 'expected 3 finite numbers'),
+    ({'parts': [f'p{k}' for k in range(65)]}, '65 parts: at most 64'),
+    ({'parts.spare.prefix': Parameter('parts.spare.prefix')}, 'cannot be undeclared'),
 ])
 def test_refused_change_leaves_the_robot(node, probe, values, reason):
     before = node.node.model

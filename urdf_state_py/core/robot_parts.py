@@ -37,7 +37,7 @@ from .model import Joint, JointType, Link, Model, Origin, Vector3
 
 __all__ = ['Part', 'compose', 'mount_joint_name', 'part_name_problem']
 
-_NAME = re.compile(r'[A-Za-z0-9_]+')
+_NAME = re.compile(r'[A-Za-z0-9_]{1,64}')
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class Part:
 def part_name_problem(name: str) -> str | None:
     """Why ``name`` cannot name a part (None: it can): it becomes a parameter name segment."""
     if not _NAME.fullmatch(name):
-        return (f"part name '{name}' must be letters, digits and underscores "
+        return (f"part name '{name[:80]}' must be 1 to 64 letters, digits and underscores "
                 '(it names the parameters parts.<name>.*)')
     return None
 

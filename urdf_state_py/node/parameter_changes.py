@@ -138,7 +138,10 @@ class ParameterChanges:
             if is_joint_parameter(param.name) and param.type_ != Parameter.Type.NOT_SET:
                 joint_updates[param.name] = param.value
                 continue
-            if is_part_parameter(param.name) and param.type_ != Parameter.Type.NOT_SET:
+            if is_part_parameter(param.name):
+                if param.type_ == Parameter.Type.NOT_SET:
+                    raise _Rejected(f"parameter '{param.name}' cannot be undeclared "
+                                    '(remove the part from parts to detach it)')
                 part_updates[param.name] = param.value
                 continue
             if param.name not in cfg:

@@ -55,8 +55,14 @@ def is_part_parameter(name: str) -> bool:
     return name.startswith('parts.')
 
 
+#: Most parts a robot may have (each declares five parameters).
+MAX_PARTS = 64
+
+
 def parts_problem(names: list[str]) -> str | None:
     """Why ``names`` cannot be the value of ``parts`` (None: it can)."""
+    if len(names) > MAX_PARTS:
+        return f'{len(names)} parts: at most {MAX_PARTS}'
     for name in names:
         problem = part_name_problem(name)
         if problem:
