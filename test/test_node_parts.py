@@ -197,6 +197,8 @@ def test_second_part_with_the_same_description_and_another_prefix(node, probe):
      'which comes later'),
     ({'parts.spare.description': '<robot name="broken"><link name="a"></robot>'},
      "part 'spare'"),
+    ({'parts.spare.description': '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">'
+      '<link name="$(env HOME)"/></robot>'}, "part 'spare': [xacro]"),
     ({'parts': ['gripper', 'spare', 'bad.name']}, "part name 'bad.name' must be"),
     ({'parts.spare.xyz': [0.0, 1.0]}, 'expected 3 finite numbers'),
     ({'parts': [f'p{k}' for k in range(65)]}, '65 parts: at most 64'),
