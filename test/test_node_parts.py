@@ -141,6 +141,11 @@ def test_composed_tf_equals_fk_of_the_published_urdf(node, probe):
     gripper_links = {'g_' + line.split('"')[1] for line in GRIPPER.read_text().splitlines()
                      if '<link name=' in line}
     assert {link.name for link in robot.links} == arm_links | gripper_links
+    # the links keep their looks (rviz's RobotModel): meshes of the arm and of the gripper
+    for link, mesh in (('shoulder_link', 'meshes/ur5e/visual/shoulder.dae'),
+                       ('g_robotiq_85_base_link', 'robotiq_base.dae')):
+        [visual] = robot.link_map[link].visuals
+        assert visual.geometry.filename.endswith(mesh), (link, visual.geometry.filename)
     msg = probe.answer_to_state(names, list(state.values()))
     probe.wait_static(lambda m: 'g_world' in {t.child_frame_id for t in m.transforms})
     poses = compose_poses(transform_map(probe.latest_static(), msg), 'world')

@@ -12,7 +12,7 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""The composition of a base and parts into one Model (core/robot_parts.py), without ROS."""
+"""The composition of a base and parts into one Model and one URDF (core/robot_parts.py)."""
 import math
 
 import numpy as np
@@ -22,6 +22,7 @@ from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Joint, JointType, Limits, Link, Mimic, Model, Origin
 from urdf_state_py.core.parsers import load_model
 from urdf_state_py.core.robot_parts import compose, mount_joint_name, Part
+from urdf_state_py.core.urdf_visuals import visuals_of
 from urdf_state_py.core.urdf_writer import urdf_text
 
 ARM = Model('arm', (Link('base'), Link('flange')), (
@@ -85,3 +86,35 @@ def test_a_mount_joint_named_like_a_joint_of_the_base_is_refused():
         compose(base, [(Part('a', 'tip'), FINGERS)])
     assert "joint 'a_mount' of part 'a' (its mounting joint) is also a joint of the base" \
         in str(info.value)
+
+
+def test_a_composed_urdf_keeps_the_visuals_and_colours_of_its_links():
+    text = ('<robot name="r"><material name="red"><color rgba="1 0 0 1"/></material>'
+            '<link name="palm"><visual><origin xyz="0 0 0.1"/><geometry><box size="1 2 3"/>'
+            '</geometry><material name="red"/></visual><visual><geometry>'
+            '<mesh filename="package://hand/palm.dae" scale="2 2 2"/></geometry></visual></link>'
+            '<link name="left"/><link name="right"/>'
+            '<joint name="left_joint" type="fixed"><parent link="palm"/><child link="left"/>'
+            '</joint><joint name="right_joint" type="fixed"><parent link="palm"/>'
+            '<child link="right"/></joint></robot>')
+    visuals = visuals_of(text, 'a_')
+    assert list(visuals) == ['a_palm']
+    box, mesh = visuals['a_palm']
+    assert (box.geometry, box.attributes, box.rgba) == ('box', (('size', '1 2 3'),),
+                                                        (1.0, 0.0, 0.0, 1.0))
+    assert box.origin.xyz == (0.0, 0.0, 0.1)
+    assert mesh.attributes == (('filename', 'package://hand/palm.dae'), ('scale', '2 2 2'))
+    model = compose(ARM, [(Part('a', 'flange', prefix='a_'), load_model(text))])
+    from urdf_parser_py.urdf import URDF
+    robot = URDF.from_xml_string(urdf_text(model, visuals).encode())
+    first, second = robot.link_map['a_palm'].visuals
+    assert list(first.geometry.size) == [1.0, 2.0, 3.0] and list(first.material.color.rgba) == [
+        1.0, 0.0, 0.0, 1.0]
+    assert second.geometry.filename == 'package://hand/palm.dae'
+    for hostile in ('<robot><link name="x"><visual><geometry><box/></geometry>', 'not xml',
+                    '<!DOCTYPE r [<!ENTITY e "x">]><robot>&e;</robot>', '<mujoco/>',
+                    '<robot><link name="x"><visual><origin xyz="1 nan 0"/><geometry><box/>'
+                    '</geometry></visual></link></robot>',
+                    '<robot><link name="x"><visual><geometry><capsule/></geometry></visual>'
+                    '</link></robot>'):
+        assert visuals_of(hostile) == {}, hostile
