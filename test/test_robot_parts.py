@@ -22,7 +22,7 @@ from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Joint, JointType, Limits, Link, Mimic, Model, Origin
 from urdf_state_py.core.parsers import load_model
 from urdf_state_py.core.robot_parts import compose, mount_joint_name, Part
-from urdf_state_py.core.urdf_visuals import visuals_of
+from urdf_state_py.core.urdf_visuals import MAX_CHARS, visuals_of
 from urdf_state_py.core.urdf_writer import urdf_text
 
 ARM = Model('arm', (Link('base'), Link('flange')), (
@@ -118,3 +118,10 @@ def test_a_composed_urdf_keeps_the_visuals_and_colours_of_its_links():
                     '<robot><link name="x"><visual><geometry><capsule/></geometry></visual>'
                     '</link></robot>'):
         assert visuals_of(hostile) == {}, hostile
+
+
+def test_a_description_too_long_gives_no_visuals():
+    text = '<robot name="r"><link name="a"><visual><geometry><box size="1 1 1"/></geometry>' \
+           '</visual></link></robot>'
+    assert list(visuals_of(text)) == ['a']
+    assert visuals_of(text + ' ' * MAX_CHARS) == {}

@@ -33,13 +33,22 @@ from defusedxml import ElementTree
 from .model import Origin
 from .urdf_writer import Visual
 
-__all__ = ['visuals_of']
+__all__ = ['MAX_CHARS', 'visuals_of']
 
 _GEOMETRIES = ('box', 'cylinder', 'sphere', 'mesh')
 
+#: Longer descriptions are not read for visuals (their tree would take ~10x in memory).
+MAX_CHARS = 16 << 20
+
 
 def visuals_of(text: str, prefix: str = '') -> dict[str, tuple[Visual, ...]]:
-    """Return the visuals of each link of the URDF ``text``, link names after ``prefix``."""
+    """
+    Return the visuals of each link of the URDF ``text``, link names after ``prefix``.
+
+    None for a text of more than :data:`MAX_CHARS` characters.
+    """
+    if len(text) > MAX_CHARS:
+        return {}
     try:
         robot = ElementTree.fromstring(text)
     except Exception:  # noqa: BLE001 - not XML, or refused by defusedxml: no visuals
