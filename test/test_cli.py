@@ -306,6 +306,41 @@ def test_fk_usage_errors_exit_2(capsys, limited_arm, args, message):
     assert message in err
 
 
+def test_fk_and_tree_of_a_robot_with_parts(capsys):
+    path = RSP_FIXTURES / 'two_links_moving_joint.urdf'
+    part = f'tool={path}@link2:0,0,1:0,0,1.57'
+    code, out, err = call(capsys, 'fk', str(path), '--part', part, '--part-prefix', 'tool=p_',
+                          '--set', 'joint1=0', '--set', 'p_joint1=0')
+    assert code == 0, err
+    result = poses(out)
+    assert list(result) == ['link1', 'link2', 'p_link1', 'p_link2']
+    assert result['p_link1']['xyz'] == pytest.approx([5.0, 0.0, 1.0], abs=1e-6)
+    assert result['p_link1']['rpy'] == pytest.approx([0.0, 0.0, 3.14], abs=1e-6)
+    code, out, err = call(capsys, 'tree', str(path), '--part', part, '--part-prefix', 'tool=p_')
+    assert code == 0, err
+    assert 'p_link1  <- tool_mount (fixed)' in out
+
+
+@pytest.mark.parametrize('args, code, message', [
+    (('--part', 'tool=x.urdf'), 2, 'expected NAME=FILE@PARENT[:X,Y,Z[:R,P,Y]]'),
+    (('--part', 'tool=x.urdf@link2:1,2'), 2, "'1,2' is not three numbers X,Y,Z"),
+    (('--part', 'a.b=x.urdf@link2'), 2, "part name 'a.b' must be"),
+    (('--part-prefix', 'tool=p_'), 2, 'no --part of that name'),
+    (('--part', 'tool={path}@link2'), 1,
+     "link 'link1' of part 'tool' is also a link of the base"),
+    (('--part', 'tool={path}@link9', '--part-prefix', 'tool=p_'), 1,
+     "parent link 'link9' is in neither the base nor an earlier part"),
+])
+def test_part_mistakes_are_named(capsys, args, code, message):
+    path = RSP_FIXTURES / 'two_links_moving_joint.urdf'
+    args = [arg.format(path=path) for arg in args]
+    if '--part' not in args:
+        args += ['--part', f'other={path}@link2']
+    status, out, err = call(capsys, 'check', str(path), *args)
+    assert status == code
+    assert err.startswith('error: ') and message in err, err
+
+
 # ------------------------------------------------------------------ parsers
 
 

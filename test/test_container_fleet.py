@@ -16,7 +16,8 @@
 urdf_state_container -p fleet:=FILE over DDS.
 
 Every robot of the file loaded before the composition services are offered, a bad entry
-ending the container with the robot and the key named (nothing loaded), and --help.
+ending the container with the robot and the key named (nothing loaded), --help, and a
+robot with a part (an arm and its gripper).
 """
 from pathlib import Path
 import subprocess
@@ -24,8 +25,9 @@ import sys
 
 from container_harness import assert_tf_matches_fk, Container, START_DEADLINE
 import pytest
-from robot_files import H1_2
+from robot_files import CORPUS, H1_2, needs_corpus
 from urdf_state_py.core.parsers import load_model
+from urdf_state_py.core.robot_parts import compose, Part
 
 pytestmark = pytest.mark.ros
 
@@ -83,3 +85,23 @@ def test_help_prints_the_parameters_and_exits():
     assert done.returncode == 0, done.stderr
     assert 'fleet' in done.stdout and 'load_node.max_robots' in done.stdout
     assert 'Component container' not in done.stdout + done.stderr   # no container started
+
+
+@needs_corpus
+def test_a_fleet_robot_with_a_part(probe, tmp_path):
+    arm = CORPUS / 'ur_description_ros2' / 'generated' / 'ur5e.urdf'
+    gripper = CORPUS / 'robotiq_2f85' / 'generated' / 'robotiq_2f_85.urdf'
+    fleet = tmp_path / 'fleet.yaml'
+    fleet.write_text(f'robots:\n  - namespace: cell\n    model: {arm}\n    parts:\n'
+                     f'      - name: gripper\n        model: {gripper}\n'
+                     '        parent: tool0\n        xyz: [0, 0, 0.02]\n        prefix: g_\n')
+    container = Container(probe, 'fleet_parts_container', fleet=fleet)
+    try:
+        assert container.listed() == {1: '/cell/urdf_state'}
+        model = compose(load_model(arm.read_text()), [
+            (Part('gripper', 'tool0', (0.0, 0.0, 0.02), prefix='g_'),
+             load_model(gripper.read_text()))])
+        values = dict.fromkeys(model.active_joint_names, 0.3)
+        assert_tf_matches_fk(probe, model, 'cell/', '/cell/joint_states', values)
+    finally:
+        container.close()

@@ -101,6 +101,18 @@ MISTAKES = {
     'own key': ('robots:\n  - {{namespace: a, model: {h1}, parameters: {{frame_prefix: x}}}}\n',
                 "set ['frame_prefix'] through the entry's own keys"),
     'not yaml': ('robots: [\n', 'while parsing'),
+    'part without parent': ('robots:\n  - {{namespace: a, model: {h1}, parts: '
+                            '[{{name: g, model: {h1}}}]}}\n', "part #1: 'parent' is required"),
+    'part name': ('robots:\n  - {{namespace: a, model: {h1}, parts: '
+                  '[{{name: g.h, model: {h1}, parent: x}}]}}\n', "part name 'g.h' must be"),
+    'part twice': ('robots:\n  - {{namespace: a, model: {h1}, parts: [{{name: g, model: {h1}, '
+                   'parent: x}}, {{name: g, model: {h1}, parent: y}}]}}\n',
+                   "part #2: 'g' is listed twice"),
+    'part offset': ('robots:\n  - {{namespace: a, model: {h1}, parts: '
+                    '[{{name: g, model: {h1}, parent: x, xyz: [1, 2]}}]}}\n',
+                    "part #1: 'xyz' must be 3 numbers"),
+    'parts as parameters': ('robots:\n  - {{namespace: a, model: {h1}, parameters: '
+                            '{{parts.g.parent: x}}}}\n', "give parts under the entry's own key"),
 }
 
 

@@ -63,3 +63,19 @@ def test_status_of_an_absent_node_exits_1_with_the_reason(node):
     assert proc.returncode == 1
     assert proc.stdout == ''
     assert proc.stderr.startswith('error: node /no_such_node has not published on /diagnostics')
+
+
+def test_status_lists_the_parts_attached():
+    node = NodeUnderTest('urdf_state_status_parts', {
+        'robot_description': ARM.read_text(), 'parts': ['second', 'empty'],
+        'parts.second.description': ARM.read_text(), 'parts.second.parent': 'tool',
+        'parts.second.prefix': 'second_'})
+    try:
+        proc = _status(node.name, '--timeout', '30')
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stdout.splitlines()
+        # 'empty' has no description: not attached
+        for expected in ('  links: 24', '  parts: second', "  parts: ['second', 'empty']"):
+            assert expected in lines, (expected, proc.stdout)
+    finally:
+        node.close()

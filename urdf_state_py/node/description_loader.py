@@ -61,6 +61,9 @@ from urdf_state_py.core.parsers.semantic_parsers import SEMANTIC_REQUEST
 from urdf_state_py.core.parsers.srdf import Semantic
 from urdf_state_py.core.parsers.urdf_xml import UrdfXmlParser
 from urdf_state_py.core.parsers.xacro_sandbox import POLICIES, RESTRICTED, TRUSTED
+from urdf_state_py.core.robot_parts import compose
+from urdf_state_py.core.urdf_visuals import visuals_of
+from urdf_state_py.core.urdf_writer import urdf_text
 
 from .params import ParamSpec
 from .process.threads import join_thread
@@ -69,7 +72,7 @@ from .tf_path.joint_state_merger import JointStateMerger, WarnOnce
 from .tf_path.native_loop import NativePlans
 from .tf_path.tf_publishing import MovingTransforms
 
-__all__ = ['DescriptionLoader', 'LOADER_PARAMETERS', 'Loaded', 'Source']
+__all__ = ['Composition', 'DescriptionLoader', 'LOADER_PARAMETERS', 'Loaded', 'Source']
 
 #: The operator's settings of description loading: read-only, set at launch.
 LOADER_PARAMETERS = (
@@ -104,6 +107,25 @@ class Source:
     trusted: bool
 
 
+@dataclass(frozen=True)
+class Composition:
+    """
+    A robot's base as parsed and its parts' models: what a change of parts starts from.
+
+    ``parts``: (description, trusted) -> the part's model as parsed and its visuals (by
+    link); ``visuals``: the base's (None: not read yet); ``names``: the parts attached,
+    in order.
+    """
+
+    source: Source
+    description: str
+    parser: str
+    model: Model
+    parts: Mapping[tuple[str, bool], tuple[Model, Mapping[str, Any]]]
+    visuals: Mapping[str, Any] | None = None
+    names: tuple[str, ...] = ()
+
+
 @dataclass
 class Loaded:
     """Everything derived from one accepted description; swapped as one reference."""
@@ -120,6 +142,12 @@ class Loaded:
     plans: NativePlans       # the native loop's plans of this model (see native_loop)
     parsed: Model | None = None   # as parsed, before the joint settings (see assemble)
     passive_joints: frozenset[str] = frozenset()   # the SRDF's: never reported missing
+    composition: Composition | None = None   # with parts attached: the base and the parts
+
+    @property
+    def part_names(self) -> tuple[str, ...]:
+        """Return the parts attached in this model (none: the base alone)."""
+        return self.composition.names if self.composition else ()
 
     def summary(self) -> str:
         m = self.model
@@ -210,22 +238,70 @@ class DescriptionLoader:
         """
         Parse ``source`` (in the parser process) and precompute everything for it.
 
-        ``options_of(parser)``: that parser's options from the node's settings.
-        Raises DescriptionError (the reason, including a limit reached).
+        With parts attached (``cfg['parts']``), each part is parsed under the same rules and
+        the model is the composed robot. ``options_of(parser)``: that parser's options from
+        the node's settings. Raises DescriptionError (the reason, including a limit reached).
         """
-        parser = cfg['parser']
+        parser, published, model = self._parse(source, cfg['parser'], options_of)
+        return self._compose(Composition(source, published, parser, model, {}), cfg,
+                             options_of)
+
+    def recompose(self, loaded: Loaded, cfg: Mapping[str, Any],
+                  options_of: Callable[[str], dict[str, Any]]) -> Loaded:
+        """
+        Return ``loaded``'s base with the parts of ``cfg`` attached (the base is not re-parsed).
+
+        A part description parsed for ``loaded`` is not parsed again.
+        """
+        base = loaded.composition or Composition(loaded.source, loaded.description,
+                                                 loaded.parser, loaded.parsed, {})
+        return self._compose(base, cfg, options_of)
+
+    def _parse(self, source: Source, parser: str,
+               options_of: Callable[[str], dict[str, Any]]) -> tuple[str, str, Model]:
+        """Return (parser, published description, model) of ``source``."""
         if parser == 'auto':
             parser = self._registry.select(source.text)   # cheap: scores only
         if self.parses_here(source, parser):
             model, published = self._registry.parse_published(source.text, parser,
                                                               options_of(parser))
-            return self.assemble(source, published, parser, model, cfg)
+            return parser, published, model
         result = self._parser.parse(source.text, parser, options_of(parser),
                                     self.policy(source))
-        return self.assemble(source, result.published, result.parser, result.model, cfg)
+        return result.parser, result.published, result.model
+
+    def _compose(self, base: Composition, cfg: Mapping[str, Any],
+                 options_of: Callable[[str], dict[str, Any]]) -> Loaded:
+        """Attach the parts of ``cfg`` to ``base`` and assemble the result."""
+        attached = cfg['part_settings'].attached(cfg['parts']) if 'parts' in cfg else []
+        if not attached:   # the base alone, published as given
+            return self.assemble(base.source, base.description, base.parser, base.model, cfg)
+        parsed: dict[tuple[str, bool], tuple[Model, Mapping[str, Any]]] = {}
+        for part, text, trusted in attached:
+            key = (text, trusted)
+            if key in parsed:
+                continue
+            parsed[key] = base.parts.get(key)
+            if parsed[key] is None:
+                try:
+                    _, published, model = self._parse(Source(text, trusted), 'auto', options_of)
+                except DescriptionError as err:
+                    raise DescriptionError(f"part '{part.name}': {err}", kind=err.kind) from None
+                parsed[key] = (model, visuals_of(published))
+        composed = compose(base.model, [(part, parsed[(text, trusted)][0])
+                                        for part, text, trusted in attached])
+        base_visuals = base.visuals if base.visuals is not None else \
+            visuals_of(base.description)
+        visuals = dict(base_visuals)
+        for part, text, trusted in attached:
+            visuals.update((part.prefix + link, v)
+                           for link, v in parsed[(text, trusted)][1].items())
+        return self.assemble(base.source, urdf_text(composed, visuals), base.parser, composed,
+                             cfg, replace(base, parts=parsed, visuals=base_visuals,
+                                          names=tuple(p.name for p, _, _ in attached)))
 
     def assemble(self, source: Source, description: str, parser: str, parsed: Model,
-                 cfg: Mapping[str, Any]) -> Loaded:
+                 cfg: Mapping[str, Any], composition: Composition | None = None) -> Loaded:
         """
         Everything for the parsed model ``parsed`` under the node's settings ``cfg``.
 
@@ -252,7 +328,7 @@ class DescriptionLoader:
                       model=model, kinematics=kin, merger=merger,
                       fixed=kin.fixed_transforms(), moving=moving, clamp_warned=warned,
                       plans=NativePlans(merger, kin, moving, warned), parsed=parsed,
-                      passive_joints=passive)
+                      passive_joints=passive, composition=composition)
 
     def read_semantic(self, text: str) -> Semantic:
         """

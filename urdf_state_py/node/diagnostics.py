@@ -80,7 +80,8 @@ def model_view(loaded: Any, now_ns: int, stale_after_s: float) -> ModelView | No
                      never_received=tuple(j for j in merger.pending_joints()
                                           if j not in loaded.passive_joints),
                      stale=merger.stale_joints(now_ns, stale_ns) if stale_ns else (),
-                     clamps=loaded.plans.clamps, last_clamped=tuple(loaded.plans.last_clamped))
+                     clamps=loaded.plans.clamps, last_clamped=tuple(loaded.plans.last_clamped),
+                     parts=loaded.part_names)
 
 
 def quiet_key(health: Health, loaded: Any, activity: int | None, now_ns: int) -> tuple | None:

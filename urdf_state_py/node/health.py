@@ -128,6 +128,7 @@ class ModelView:
     stale: Sequence[str]            # received once, but not for longer than stale_after_s
     clamps: int = 0                 # updates the native loop clamped (it does not warn again)
     last_clamped: Sequence[str] = ()
+    parts: Sequence[str] = ()       # the parts attached in the model, in order
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,8 @@ def node_status(health: Health, view: ModelView | None, *, stale_after_s: float,
     else:
         values += [('robot', view.robot), ('parser', view.parser), ('links', str(view.links)),
                    ('joints', f'{view.joints} ({view.movable} movable)')]
+        if view.parts:
+            values.append(('parts', ', '.join(view.parts)))
         if view.never_received:
             problems.append(f'{len(view.never_received)} joint(s) never received: '
                             'the complete state is not yet known')

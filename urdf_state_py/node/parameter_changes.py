@@ -38,6 +38,7 @@ from .health import Health
 from .joint_state_publisher.joint_settings import is_joint_parameter
 from .joint_state_publisher.sources import SourceInput
 from .params import FILE_ROOTS, ParamSpec
+from .part_settings import default_part, is_part_parameter
 from .robot_description import RobotDescription
 from .semantic import SemanticInput, SemanticSetting
 from .tf_path.joint_state_input import JointStateInput
@@ -58,12 +59,19 @@ class ParameterChanges:
                  sources: SourceInput | None, semantic: SemanticInput,
                  loader: DescriptionLoader, specs: Mapping[str, ParamSpec],
                  option_params: Mapping[str, tuple[str, str]], health: Health,
-                 now_ns: Callable[[], int], logger: Any) -> None:
-        """Keep the parts a change reads or writes."""
+                 now_ns: Callable[[], int], logger: Any,
+                 declare_part: Callable[[str], Any]) -> None:
+        """
+        Keep the parts a change reads or writes.
+
+        ``declare_part(name)``: declares the parameters of a part named in ``parts``.
+        """
         self._description, self._input, self._sources = description, joint_input, sources
         self._semantic, self._loader = semantic, loader
         self._specs, self._option_params = specs, option_params
         self._health, self._now_ns, self._logger = health, now_ns, logger
+        self._declare_part = declare_part
+        self._declaring = False
 
     def on_semantic_topic(self, setting: SemanticSetting) -> None:
         """Apply an SRDF from the topic that fits the model, as a parameter change is."""
@@ -73,7 +81,7 @@ class ParameterChanges:
             loaded = description.loaded
             new_loaded = None if loaded is None or loaded.parsed is None else \
                 self._loader.assemble(loaded.source, loaded.description, loaded.parser,
-                                      loaded.parsed, cfg)
+                                      loaded.parsed, cfg, loaded.composition)
             with self._input.lock:
                 if new_loaded is not None:
                     new_loaded.merger.adopt(loaded.merger)
@@ -84,6 +92,8 @@ class ParameterChanges:
     def on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
         """Run on the parameter services' thread (see param_services), never on the executor's."""
         with self._description.lock:
+            if self._declaring:   # the parameters of a new part (in effect already)
+                return SetParametersResult(successful=True)
             try:
                 self._apply(params)
             except _Rejected as rejected:
@@ -123,9 +133,16 @@ class ParameterChanges:
         cfg = dict(description.cfg)
         changed = set()
         joint_updates = {}
+        part_updates = {}
         for param in params:
             if is_joint_parameter(param.name) and param.type_ != Parameter.Type.NOT_SET:
                 joint_updates[param.name] = param.value
+                continue
+            if is_part_parameter(param.name):
+                if param.type_ == Parameter.Type.NOT_SET:
+                    raise _Rejected(f"parameter '{param.name}' cannot be undeclared "
+                                    '(remove the part from parts to detach it)')
+                part_updates[param.name] = param.value
                 continue
             if param.name not in cfg:
                 continue  # not ours (e.g. use_sim_time)
@@ -153,6 +170,7 @@ class ParameterChanges:
             except ValueError as err:
                 raise _Rejected(str(err)) from None
             changed.add('joint_settings')
+        new_parts = self._parts_change(cfg, changed, part_updates)
         if not changed:
             return
         reshaped = changed & _JOINT_SETTINGS
@@ -176,17 +194,54 @@ class ParameterChanges:
                 except DescriptionError as err:
                     raise _Rejected(self._loader.rejected(
                         'a parameter change', err, keeping=loaded is not None)) from None
+        elif changed & {'parts', 'part_settings'} and loaded is not None:
+            try:
+                new_loaded = description.recompose(loaded, cfg)
+            except DescriptionError as err:
+                raise _Rejected(self._loader.rejected('a change of parts', err,
+                                                      keeping=True)) from None
+            adopted = loaded.merger
         elif reshaped - {'integrate_velocity'} and loaded is not None and \
                 loaded.parsed is not None:
             new_loaded = self._loader.assemble(loaded.source, loaded.description, loaded.parser,
-                                               loaded.parsed, cfg)
+                                               loaded.parsed, cfg, loaded.composition)
             adopted = loaded.merger
         with self._input.lock:  # everything validated: apply, between two JointStates
             if adopted is not None:   # the values received so far, none changing meanwhile
                 new_loaded.merger.adopt(adopted)
             announce = self._commit(cfg, changed, source, new_loaded)
+        if new_parts:
+            self._declare_parts(new_parts)
         if announce is not None:
             announce()
+
+    def _parts_change(self, cfg: dict[str, Any], changed: set[str],
+                      updates: dict[str, Any]) -> list[str]:
+        """
+        Put the per-part ``updates`` and new names of ``parts`` in ``cfg``.
+
+        Returns the new names, whose parameters are declared once the change is in effect.
+        """
+        settings = cfg['part_settings']
+        new_names = [name for name in cfg['parts'] if name not in settings.names()] \
+            if 'parts' in changed else []
+        defaults = {name: value for part in new_names for name, value in default_part(part)}
+        if updates or defaults:
+            try:
+                cfg['part_settings'] = settings.changed({**defaults, **updates})
+            except ValueError as err:
+                raise _Rejected(str(err)) from None
+            changed.add('part_settings')
+        return new_names
+
+    def _declare_parts(self, names: list[str]) -> None:
+        """Declare the parameters of the parts newly named in ``parts`` (already in effect)."""
+        self._declaring = True   # rclpy calls on_set_parameters for each declaration
+        try:
+            for name in names:
+                self._declare_part(name)
+        finally:
+            self._declaring = False
 
     def _commit(self, cfg: dict[str, Any], changed: set[str], source: Source | None,
                 new_loaded: Loaded | None) -> Callable[[], None] | None:

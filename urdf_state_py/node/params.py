@@ -33,6 +33,8 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.validate_topic_name import validate_topic_name
 
+from .part_settings import parts_problem
+
 __all__ = ['FILE_ROOTS', 'PARAMETERS', 'ParamSpec', 'declare', 'declare_spec', 'float_range',
            'node_parameters', 'parameter_type_of', 'start_up_parameters']
 
@@ -208,6 +210,9 @@ PARAMETERS: dict[str, tuple[Any, str]] = {
         False, 'Clamp to the <safety_controller> soft limits where they are narrower.'),
     'integrate_velocity': ([], 'Joints whose position is integrated from velocity-only '
                                'messages (wheels).'),
+    # The robot's parts, in the order they attach; each has parts.<name>.* (see part_settings).
+    'parts': ([], 'Names of the parts attached to the robot (parts.<name>.description, '
+                  '.parent, .xyz, .rpy, .prefix), in the order they attach.'),
 }
 
 #: Parser options that say which files a run-time description may read: set by the operator.
@@ -247,7 +252,7 @@ def node_parameters(registry: Any, extra: Iterable[ParamSpec] = ()) -> dict[str,
         return f"unknown parser '{parser}' (available: auto, {', '.join(names)})"
 
     checks = {'parser': parser_problem, 'source_list': topics_problem,
-              'integrate_velocity': _duplicates_problem}
+              'integrate_velocity': _duplicates_problem, 'parts': parts_problem}
     bounds = {'publish_frequency': (0.0, MAX_FREQUENCY), 'diagnostics.stale_after': (0.0, 3600.0),
               'rate': RATE_BOUNDS}
     specs = {name: ParamSpec(name, default, text,

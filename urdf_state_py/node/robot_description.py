@@ -150,6 +150,11 @@ class RobotDescription:
         """Parse and precompute everything for ``source``; raises DescriptionError."""
         return self._loader.build(source, cfg, lambda parser: self._parser_options(cfg, parser))
 
+    def recompose(self, loaded: Loaded, cfg: Mapping[str, Any]) -> Loaded:
+        """Return ``loaded``'s base with the parts of ``cfg``; raises DescriptionError."""
+        return self._loader.recompose(loaded, cfg,
+                                      lambda parser: self._parser_options(cfg, parser))
+
     def _parser_options(self, cfg: Mapping[str, Any], parser: str) -> dict[str, Any]:
         return {option: cfg[param] for param, (pname, option) in self._option_params.items()
                 if pname == parser}

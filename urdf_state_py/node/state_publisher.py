@@ -58,6 +58,7 @@ from .joint_state_publisher.sources import source_topics, SourceInput
 from .param_services import ParameterServices
 from .parameter_changes import ParameterChanges
 from .params import declare_spec, node_parameters, PARAMETERS, start_up_parameters
+from .part_settings import declare_part, declare_part_parameters
 from .process.address_space import limit_address_space
 from .process.runtime import Runtime
 from .process.shutdown_signals import shutdown_requested
@@ -134,6 +135,8 @@ class UrdfStateNode(Node):
         option_params: dict[str, tuple[str, str]] = {
             f'{p.name}.{o.name}': (p.name, o.name) for p in self._registry for o in p.options}
         cfg['joint_settings'] = declare_joint_parameters(self, self._start_up)  # zeros.* ...
+        cfg['part_settings'] = declare_part_parameters(self, self._start_up, cfg['parts'],
+                                                       trusted_start)
         self._loader = DescriptionLoader(self._registry, cfg, self.get_logger(),
                                          self._runtime.parsers)
         self._loader.on_rejected = lambda kind, reason: self._health.reject_description(
@@ -205,7 +208,8 @@ class UrdfStateNode(Node):
         description.update_defaults_timer()
         self._changes = ParameterChanges(description, self._input, self._sources, semantic,
                                          self._loader, specs, option_params, self._health,
-                                         self._now_ns, self.get_logger())
+                                         self._now_ns, self.get_logger(),
+                                         lambda name: declare_part(self, name))
         self.add_on_set_parameters_callback(self._changes.on_set_parameters)
         self._parameter_services = None
 

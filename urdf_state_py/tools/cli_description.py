@@ -17,7 +17,8 @@ The description a :mod:`.cli` command reads: FILE (or stdin), the parser and its
 
 The flags are the node's parameters spelt for a shell (``--xacro-arg``,
 ``--package-path``, ``--option PARSER.OPTION=VALUE``), so the command parses a
-file exactly as the node would with those parameters.
+file exactly as the node would with those parameters; ``--part`` attaches a
+part as the node's ``parts.<name>.*`` do.
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.model import Model
 from urdf_state_py.core.parsers import Parser, ParserRegistry
 from urdf_state_py.core.parsers._xml import decode
+from urdf_state_py.core.robot_parts import compose, Part, part_name_problem
 
 from . import srdf_summary
 from .cli_values import UsageError
 
-__all__ = ['add_load_arguments', 'load_description', 'option_type_name', 'read_input', 'warn']
+__all__ = ['add_load_arguments', 'load_description', 'option_type_name', 'part_spec',
+           'read_input', 'warn']
 
 
 def read_input(path: str) -> bytes:
@@ -134,7 +137,51 @@ def load_description(args: argparse.Namespace,
     name = registry.select(data) if args.parser == 'auto' else args.parser
     parser = registry.get(name)
     model = registry.parse(data, name, _parser_options(parser, args, args.file))
-    return model, name, scores, length
+    return _with_parts(model, args, registry), name, scores, length
+
+
+def _with_parts(model: Model, args: argparse.Namespace, registry: ParserRegistry) -> Model:
+    """Return ``model`` with the ``--part`` files attached (each read with its own folder)."""
+    if not getattr(args, 'part', None):
+        return model
+    prefixes = {}
+    for item in args.part_prefix:
+        name, sep, prefix = item.partition('=')
+        if not sep:
+            raise UsageError(f'--part-prefix {item!r} is not of the form NAME=PREFIX')
+        prefixes[name] = prefix
+    parts = []
+    for item in args.part:
+        part, path = part_spec(item)
+        part = Part(part.name, part.parent, part.xyz, part.rpy, prefixes.pop(part.name, ''))
+        parts.append((part, registry.parse_file(path)))
+    if prefixes:
+        raise UsageError(f'--part-prefix {sorted(prefixes)[0]}=...: no --part of that name')
+    return compose(model, parts)
+
+
+def part_spec(item: str) -> tuple[Part, str]:
+    """``NAME=FILE@PARENT[:X,Y,Z[:R,P,Y]]`` -> (the part, its file); UsageError if malformed."""
+    name, sep, rest = item.partition('=')
+    path, at, where = rest.rpartition('@')
+    parent, *numbers = where.split(':')
+    problem = part_name_problem(name) if sep and at and parent else \
+        'expected NAME=FILE@PARENT[:X,Y,Z[:R,P,Y]]'
+    if problem is None and len(numbers) > 2:
+        problem = 'at most two triples (xyz, then rpy) after the parent'
+    triples = []
+    for text in numbers:
+        try:
+            triple = tuple(float(x) for x in text.split(','))
+        except ValueError:
+            triple = ()
+        if len(triple) != 3:
+            problem = problem or f"'{text}' is not three numbers X,Y,Z"
+        triples.append(triple)
+    if problem:
+        raise UsageError(f'--part {item!r}: {problem}')
+    triples += [(0.0, 0.0, 0.0)] * (2 - len(triples))
+    return Part(name, parent, triples[0], triples[1]), path
 
 
 def option_type_name(option_type: type) -> str:
@@ -161,3 +208,10 @@ def add_load_arguments(parser: argparse.ArgumentParser) -> None:
                         help="any parser option, named as the node's parameter, e.g. "
                              'urdf_parser_py.strict=true (repeatable; a list option takes one '
                              'item per flag)')
+    parser.add_argument('--part', action='append', default=[],
+                        metavar='NAME=FILE@PARENT[:X,Y,Z[:R,P,Y]]',
+                        help='attach the description FILE at link PARENT, at that offset '
+                             '[m, rad], as the node does with parts.NAME.* (repeatable, in '
+                             'the order they attach)')
+    parser.add_argument('--part-prefix', action='append', default=[], metavar='NAME=PREFIX',
+                        help='prefix of every link and joint name of part NAME (repeatable)')

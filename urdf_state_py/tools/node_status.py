@@ -41,7 +41,8 @@ TASK_SUFFIX = ': robot state'
 #: Parameters shown, in this order (robot_description as its length only).
 SHOWN_PARAMETERS = ('parser', 'publish_frequency', 'frame_prefix', 'ignore_timestamp',
                     'ignore_limits', 'publish_default_positions', 'use_robot_description_topic',
-                    'diagnostics.stale_after', 'description.runtime_xacro', 'use_sim_time')
+                    'diagnostics.stale_after', 'description.runtime_xacro', 'use_sim_time',
+                    'parts')
 _LEVELS = {0: 'OK', 1: 'WARN', 2: 'ERROR', 3: 'STALE'}
 _MAX_TEXT = 300
 
@@ -81,8 +82,9 @@ def format_report(node: str, status: Any, parameters: dict[str, Any] | None,
         else int.from_bytes(status.level, 'little')
     print(f'node: {printable(node, 200)}', file=out)
     print(f'status: {_LEVELS.get(level, level)}: {printable(status.message)}', file=out)
-    for key in ('robot', 'parser', 'links', 'joints', '/tf rate [Hz]', '/tf messages published',
-                'rejected messages', 'rejected descriptions', 'last rejection'):
+    for key in ('robot', 'parser', 'links', 'joints', 'parts', '/tf rate [Hz]',
+                '/tf messages published', 'rejected messages', 'rejected descriptions',
+                'last rejection'):
         if key in values:
             print(f'  {key}: {values.pop(key)}', file=out)
     for key, value in values.items():

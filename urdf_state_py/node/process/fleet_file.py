@@ -28,6 +28,12 @@ A YAML file, one entry per robot::
         parameters:                      # optional; any other parameter of the node
           publish_frequency: 50.0
           xacro.package_paths: [arm_description=/opt/arms]   # for $(find arm_description)
+        parts:                           # optional; attached in this order
+          - name: gripper                # required; parts.gripper.* of the node
+            model: grippers/2f85.urdf    # required; relative to this file's folder
+            parent: tool0                # required; a link of the model or an earlier part
+            xyz: [0.0, 0.0, 0.01]        # optional; rpy too; default zeros
+            prefix: left_gripper_        # optional
 
 Every mistake is reported at once, with the entry and the key at fault, before
 anything starts (:class:`FleetError`). Each entry becomes the ``parameters`` of
@@ -54,13 +60,16 @@ from typing import Any
 
 from urdf_state_py.core.errors import DescriptionError
 from urdf_state_py.core.parsers import default_registry
+from urdf_state_py.core.robot_parts import part_name_problem
 import yaml
 
 __all__ = ['FleetError', 'FleetRobot', 'component_parameters', 'load_requests', 'read_fleet']
 
-_KEYS = {'namespace', 'model', 'xacro_args', 'frame_prefix', 'parameters'}
+_KEYS = {'namespace', 'model', 'xacro_args', 'frame_prefix', 'parameters', 'parts'}
+_PART_KEYS = {'name', 'model', 'parent', 'xyz', 'rpy', 'prefix'}
 #: Parameters an entry sets through its own keys (or that the fleet sets).
-_OWN = {'robot_description', 'frame_prefix', 'xacro.args', 'xacro.base_dir', 'mjcf.base_dir'}
+_OWN = {'robot_description', 'frame_prefix', 'xacro.args', 'xacro.base_dir', 'mjcf.base_dir',
+        'parts'}
 _NAMESPACE = re.compile(r'^/?[A-Za-z][A-Za-z0-9_]*(/[A-Za-z][A-Za-z0-9_]*)*$')
 
 
@@ -77,6 +86,8 @@ class FleetRobot:
     xacro_args: tuple[str, ...] = ()
     frame_prefix: str = ''
     parameters: dict[str, Any] = field(default_factory=dict)
+    #: name -> (model file, the other parts.<name>.* parameters), in the order they attach
+    parts: dict[str, tuple[Path, dict[str, Any]]] = field(default_factory=dict)
 
 
 def read_fleet(path: str | os.PathLike) -> list[FleetRobot]:
@@ -134,8 +145,72 @@ def _robot(entry: Any, path: Path, index: int) -> FleetRobot:
     if own:
         raise FleetError(f"{where}: set {own} through the entry's own keys (model, "
                          'xacro_args, frame_prefix), not under parameters')
+    if any(key.startswith('parts.') for key in parameters):
+        raise FleetError(f"{where}: give parts under the entry's own key 'parts', "
+                         'not under parameters')
+    parts = _parts(entry.get('parts', []), path, where)
     return FleetRobot(namespace=namespace, model=model, xacro_args=tuple(args),
-                      frame_prefix=prefix, parameters=dict(parameters))
+                      frame_prefix=prefix, parameters=dict(parameters), parts=parts)
+
+
+def _parts(entries: Any, path: Path, where: str) -> dict[str, tuple[Path, dict[str, Any]]]:
+    """Return the checked ``parts`` of a robot entry; FleetError naming the part at fault."""
+    if not isinstance(entries, list):
+        raise FleetError(f"{where}: 'parts' must be a list of parts")
+    parts = {}
+    for index, entry in enumerate(entries, 1):
+        at = f'{where}: part #{index}'
+        if not isinstance(entry, dict) or set(entry) - _PART_KEYS:
+            raise FleetError(f'{at}: expected keys {sorted(_PART_KEYS)}, got {entry!r}')
+        for key in ('name', 'model', 'parent'):
+            if not isinstance(entry.get(key), str) or not entry[key].strip():
+                raise FleetError(f"{at}: '{key}' is required (a string)")
+        problem = part_name_problem(entry['name']) or (
+            f"'{entry['name']}' is listed twice" if entry['name'] in parts else None)
+        if problem:
+            raise FleetError(f'{at}: {problem}')
+        model = (path.parent / os.path.expanduser(entry['model'])).resolve()
+        if not model.is_file():
+            raise FleetError(f"{at}: model file '{model}' does not exist")
+        values = {key: entry[key] for key in ('parent', 'xyz', 'rpy', 'prefix') if key in entry}
+        for key in ('xyz', 'rpy'):
+            if key in values:
+                if not isinstance(values[key], list) or len(values[key]) != 3 or not all(
+                        isinstance(v, (int, float)) and not isinstance(v, bool)
+                        for v in values[key]):
+                    raise FleetError(f"{at}: '{key}' must be 3 numbers, got {values[key]!r}")
+                values[key] = [float(v) for v in values[key]]
+        parts[entry['name']] = (model, values)
+    return parts
+
+
+def _part_parameters(robot: FleetRobot) -> dict[str, Any]:
+    """Return ``parts`` and the ``parts.<name>.*`` parameters of ``robot``."""
+    parameters: dict[str, Any] = {}
+    if robot.parts:
+        parameters['parts'] = list(robot.parts)
+    for name, (model, values) in robot.parts.items():
+        # Expanded here whatever LoadNode's trust: the node's xacro settings are the model's.
+        parameters[f'parts.{name}.description'] = _description(
+            model, {'base_dir': str(model.parent)}, trusted=False)
+        parameters.update((f'parts.{name}.{key}', value) for key, value in values.items())
+    return parameters
+
+
+def _description(model: Path, options: dict[str, Any], trusted: bool) -> str:
+    """Return the text of ``model`` for the component: as it is (trusted) or expanded here."""
+    text = model.read_text(encoding='utf-8')
+    if trusted:
+        return text
+    registry = default_registry()
+    parser = registry.select(text)
+    declared = {option.name for option in registry.get(parser).options}
+    try:
+        _, published = registry.parse_published(
+            text, parser, {k: v for k, v in options.items() if k in declared})
+    except DescriptionError as err:
+        raise FleetError(f'{model}: {err}') from None
+    return published
 
 
 def component_parameters(robot: FleetRobot, trusted: bool) -> dict[str, Any]:
@@ -144,25 +219,17 @@ def component_parameters(robot: FleetRobot, trusted: bool) -> dict[str, Any]:
 
     Raises :class:`FleetError` when its model does not parse.
     """
-    text = robot.model.read_text(encoding='utf-8')
     parameters = dict(robot.parameters, frame_prefix=robot.frame_prefix)
     options = {'args': list(robot.xacro_args), 'base_dir': str(robot.model.parent),
                'package_paths': list(parameters.get('xacro.package_paths', []))}
+    parameters['robot_description'] = _description(robot.model, options, trusted)
+    parameters.update(_part_parameters(robot))
     if trusted:
-        parameters.update({'robot_description': text, 'xacro.base_dir': options['base_dir'],
+        parameters.update({'xacro.base_dir': options['base_dir'],
                            'mjcf.base_dir': options['base_dir']})
         if robot.xacro_args:
             parameters['xacro.args'] = list(robot.xacro_args)
         return parameters
-    registry = default_registry()
-    parser = registry.select(text)
-    declared = {option.name for option in registry.get(parser).options}
-    try:
-        _, published = registry.parse_published(
-            text, parser, {k: v for k, v in options.items() if k in declared})
-    except DescriptionError as err:
-        raise FleetError(f'{robot.model}: {err}') from None
-    parameters['robot_description'] = published
     parameters.pop('xacro.package_paths', None)   # used here; a file root LoadNode refuses
     return parameters
 
