@@ -146,6 +146,19 @@ def test_composed_tf_equals_fk_of_the_published_urdf(node, probe):
                        ('g_robotiq_85_base_link', 'robotiq_base.dae')):
         [visual] = robot.link_map[link].visuals
         assert visual.geometry.filename.endswith(mesh), (link, visual.geometry.filename)
+    # and their collisions and inertia (MoveIt, simulators), as the sources wrote them
+    from urdf_parser_py.urdf import URDF
+    for source, prefix in ((ARM, ''), (GRIPPER, 'g_')):
+        links = URDF.from_xml_string(source.read_bytes()).links
+        assert any(link.collisions for link in links) and any(link.inertial for link in links)
+        for link in links:
+            mine = robot.link_map[prefix + link.name]
+            assert (len(mine.visuals), len(mine.collisions)) == (
+                len(link.visuals), len(link.collisions)), link.name
+            assert (mine.inertial and mine.inertial.mass) == (
+                link.inertial and link.inertial.mass), link.name
+    # the base has no ros2_control; the part's names its unprefixed joints: left out
+    assert '<ros2_control' in GRIPPER.read_text() and '<ros2_control' not in text
     msg = probe.answer_to_state(names, list(state.values()))
     probe.wait_static(lambda m: 'g_world' in {t.child_frame_id for t in m.transforms})
     poses = compose_poses(transform_map(probe.latest_static(), msg), 'world')
