@@ -278,7 +278,7 @@ def test_the_native_loop_serves_the_composed_robot(node, probe):
     assert served >= 15, served
 
 
-def test_parts_from_a_parameters_file_with_flat_dotted_keys(tmp_path):
+def test_parts_from_a_parameters_file_with_flat_dotted_keys(tmp_path, probe):
     arm = (FIXTURES / 'urdfdom_arm.urdf').read_text()
     params = tmp_path / 'params.yaml'
     params.write_text(yaml.safe_dump({'/**': {'ros__parameters': {
@@ -296,5 +296,17 @@ def test_parts_from_a_parameters_file_with_flat_dotted_keys(tmp_path):
         # every name given is declared, listed in parts or not (attached later)
         assert node.node.get_parameter('parts.other.parent').value == 'base'
         assert node.node.get_parameter('parts.unused.description').value == ''
+        # the base keeps its gazebo and transmission (they name its own joints), the
+        # part's are left out; the part's "grey" is its own material, made inline
+        from urdf_parser_py.urdf import URDF
+        text = description(probe, lambda t: 'second_world' in t)
+        assert text.count('<transmission name="shoulder_pan_transmission"') == 1
+        assert text.count('<gazebo reference="base">') == 1
+        robot = URDF.from_xml_string(text.encode())
+        for link, material in (('base', 'grey'), ('second_base', 'second/grey')):
+            looks = robot.link_map[link]
+            assert looks.visual.material.name == material and looks.inertial.mass == 2.0
+            assert list(looks.collision.geometry.size) == [0.2, 0.2, 0.1]
+        assert list(robot.link_map['second_base'].visual.material.color.rgba) == [0.5] * 3 + [1]
     finally:
         node.close()
