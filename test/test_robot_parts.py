@@ -94,7 +94,10 @@ PALM = ('<robot name="r"><material name="red"><color rgba="{red}"/></material>'
         '<box size="1 2 3"/></geometry><material name="red"/></visual><visual><geometry>'
         '<mesh filename="package://hand/palm.dae" scale="2 2 2"/></geometry>'
         '<material name="nowhere"/></visual><collision><geometry><sphere radius="0.2"/>'
-        '</geometry></collision></link><link name="left"/><link name="right"/>'
+        '</geometry></collision></link><link name="left"><visual><geometry><box size="1 1 1"/>'
+        '</geometry><material name="blue"><color rgba="0 0 1 1"/></material></visual></link>'
+        '<link name="right"><visual><geometry><box size="1 1 1"/></geometry>'
+        '<material name="blue"/></visual></link>'
         '<joint name="left_joint" type="fixed"><parent link="palm"/><child link="left"/>'
         '</joint><joint name="right_joint" type="fixed"><parent link="palm"/>'
         '<child link="right"/></joint><transmission name="t"/></robot>')
@@ -130,6 +133,11 @@ def test_a_composed_urdf_keeps_visuals_collisions_inertials_and_each_parts_colou
         assert mesh.geometry.filename == 'package://hand/palm.dae' and mesh.material is None
         assert [c.geometry.radius for c in palm.collisions] == [0.2]
         assert palm.inertial.mass == 0.5
+        # a material defined inside one visual and named by another, as urdfdom reads it
+        for side in ('left', 'right'):
+            material = robot.link_map[prefix + side].visual.material
+            assert (material.name, list(material.color.rgba)) == (prefix[0] + '/blue',
+                                                                  [0.0, 0.0, 1.0, 1.0])
     # the parts' elements were copied: what was read stays as the source wrote it
     assert mine.links['palm'][1].find('material').get('name') == 'red'
     deep = '<robot><link name="x"><visual>' + '<a>' * 40 + '</a>' * 40 + '</visual></link></robot>'

@@ -65,23 +65,30 @@ class UrdfElements:
 
         Material references are made inline (the definition copied in) and renamed
         ``<tag>/<name>``: materials are global in a URDF, and two parts may give one
-        name different colours. A reference to no definition is left out.
+        name different colours. A definition is a top-level ``<material>`` or, as
+        urdfdom reads it, one inside a visual; a reference to none is left out.
         """
-        return {prefix + name: tuple(self._own_materials(e, tag) for e in elements)
+        defined = dict(self.materials)
+        for elements in self.links.values():
+            for material in (m for e in elements for m in e.iter('material') if len(m)):
+                defined.setdefault(material.get('name', ''), material)
+        return {prefix + name: tuple(_own_materials(e, tag, defined) for e in elements)
                 for name, elements in self.links.items()}
 
-    def _own_materials(self, element: Element, tag: str) -> Element:
-        element = copy.deepcopy(element)
-        for parent in element.iter('visual'):
-            for material in parent.findall('material'):
-                name = material.get('name', '')
-                if len(material) == 0:
-                    if name not in self.materials:
-                        parent.remove(material)
-                        continue
-                    material.extend(copy.deepcopy(list(self.materials[name])))
-                material.set('name', f'{tag}/{name}')
-        return element
+
+def _own_materials(element: Element, tag: str, defined: Mapping[str, Element]) -> Element:
+    """Return a copy of ``element`` whose materials are inline and named ``<tag>/<name>``."""
+    element = copy.deepcopy(element)
+    for parent in element.iter('visual'):
+        for material in parent.findall('material'):
+            name = material.get('name', '')
+            if len(material) == 0:
+                if name not in defined:
+                    parent.remove(material)
+                    continue
+                material.extend(copy.deepcopy(list(defined[name])))
+            material.set('name', f'{tag}/{name}')
+    return element
 
 
 def elements_of(text: str) -> UrdfElements:
