@@ -146,6 +146,19 @@ def test_composed_tf_equals_fk_of_the_published_urdf(node, probe):
                        ('g_robotiq_85_base_link', 'robotiq_base.dae')):
         [visual] = robot.link_map[link].visuals
         assert visual.geometry.filename.endswith(mesh), (link, visual.geometry.filename)
+    # and their collisions and inertia (MoveIt, simulators), as the sources wrote them
+    from urdf_parser_py.urdf import URDF
+    for source, prefix in ((ARM, ''), (GRIPPER, 'g_')):
+        links = URDF.from_xml_string(source.read_bytes()).links
+        assert any(link.collisions for link in links) and any(link.inertial for link in links)
+        for link in links:
+            mine = robot.link_map[prefix + link.name]
+            assert (len(mine.visuals), len(mine.collisions)) == (
+                len(link.visuals), len(link.collisions)), link.name
+            assert (mine.inertial and mine.inertial.mass) == (
+                link.inertial and link.inertial.mass), link.name
+    # the base has no ros2_control; the part's names its unprefixed joints: left out
+    assert '<ros2_control' in GRIPPER.read_text() and '<ros2_control' not in text
     msg = probe.answer_to_state(names, list(state.values()))
     probe.wait_static(lambda m: 'g_world' in {t.child_frame_id for t in m.transforms})
     poses = compose_poses(transform_map(probe.latest_static(), msg), 'world')
@@ -265,7 +278,7 @@ def test_the_native_loop_serves_the_composed_robot(node, probe):
     assert served >= 15, served
 
 
-def test_parts_from_a_parameters_file_with_flat_dotted_keys(tmp_path):
+def test_parts_from_a_parameters_file_with_flat_dotted_keys(tmp_path, probe):
     arm = (FIXTURES / 'urdfdom_arm.urdf').read_text()
     params = tmp_path / 'params.yaml'
     params.write_text(yaml.safe_dump({'/**': {'ros__parameters': {
@@ -283,5 +296,17 @@ def test_parts_from_a_parameters_file_with_flat_dotted_keys(tmp_path):
         # every name given is declared, listed in parts or not (attached later)
         assert node.node.get_parameter('parts.other.parent').value == 'base'
         assert node.node.get_parameter('parts.unused.description').value == ''
+        # the base keeps its gazebo and transmission (they name its own joints), the
+        # part's are left out; the part's "grey" is its own material, made inline
+        from urdf_parser_py.urdf import URDF
+        text = description(probe, lambda t: 'second_world' in t)
+        assert text.count('<transmission name="shoulder_pan_transmission"') == 1
+        assert text.count('<gazebo reference="base">') == 1
+        robot = URDF.from_xml_string(text.encode())
+        for link, material in (('base', 'grey'), ('second_base', 'second/grey')):
+            looks = robot.link_map[link]
+            assert looks.visual.material.name == material and looks.inertial.mass == 2.0
+            assert list(looks.collision.geometry.size) == [0.2, 0.2, 0.1]
+        assert list(robot.link_map['second_base'].visual.material.color.rgba) == [0.5] * 3 + [1]
     finally:
         node.close()

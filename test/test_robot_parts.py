@@ -22,7 +22,7 @@ from urdf_state_py.core.kinematics import Kinematics
 from urdf_state_py.core.model import Joint, JointType, Limits, Link, Mimic, Model, Origin
 from urdf_state_py.core.parsers import load_model
 from urdf_state_py.core.robot_parts import compose, mount_joint_name, Part
-from urdf_state_py.core.urdf_visuals import MAX_CHARS, visuals_of
+from urdf_state_py.core.urdf_elements import elements_of, MAX_CHARS, UrdfElements
 from urdf_state_py.core.urdf_writer import urdf_text
 
 ARM = Model('arm', (Link('base'), Link('flange')), (
@@ -88,40 +88,66 @@ def test_a_mount_joint_named_like_a_joint_of_the_base_is_refused():
         in str(info.value)
 
 
-def test_a_composed_urdf_keeps_the_visuals_and_colours_of_its_links():
-    text = ('<robot name="r"><material name="red"><color rgba="1 0 0 1"/></material>'
-            '<link name="palm"><visual><origin xyz="0 0 0.1"/><geometry><box size="1 2 3"/>'
-            '</geometry><material name="red"/></visual><visual><geometry>'
-            '<mesh filename="package://hand/palm.dae" scale="2 2 2"/></geometry></visual></link>'
-            '<link name="left"/><link name="right"/>'
-            '<joint name="left_joint" type="fixed"><parent link="palm"/><child link="left"/>'
-            '</joint><joint name="right_joint" type="fixed"><parent link="palm"/>'
-            '<child link="right"/></joint></robot>')
-    visuals = visuals_of(text, 'a_')
-    assert list(visuals) == ['a_palm']
-    box, mesh = visuals['a_palm']
-    assert (box.geometry, box.attributes, box.rgba) == ('box', (('size', '1 2 3'),),
-                                                        (1.0, 0.0, 0.0, 1.0))
-    assert box.origin.xyz == (0.0, 0.0, 0.1)
-    assert mesh.attributes == (('filename', 'package://hand/palm.dae'), ('scale', '2 2 2'))
-    model = compose(ARM, [(Part('a', 'flange', prefix='a_'), load_model(text))])
+PALM = ('<robot name="r"><material name="red"><color rgba="{red}"/></material>'
+        '<link name="palm"><inertial><mass value="0.5"/><inertia ixx="1" ixy="0" ixz="0" '
+        'iyy="1" iyz="0" izz="1"/></inertial><visual><origin xyz="0 0 0.1"/><geometry>'
+        '<box size="1 2 3"/></geometry><material name="red"/></visual><visual><geometry>'
+        '<mesh filename="package://hand/palm.dae" scale="2 2 2"/></geometry>'
+        '<material name="nowhere"/></visual><collision><geometry><sphere radius="0.2"/>'
+        '</geometry></collision></link><link name="left"><visual><geometry><box size="1 1 1"/>'
+        '</geometry><material name="blue"><color rgba="0 0 1 1"/></material></visual></link>'
+        '<link name="right"><visual><geometry><box size="1 1 1"/></geometry>'
+        '<material name="blue"/></visual></link>'
+        '<joint name="left_joint" type="fixed"><parent link="palm"/><child link="left"/>'
+        '</joint><joint name="right_joint" type="fixed"><parent link="palm"/>'
+        '<child link="right"/></joint><transmission name="t"/></robot>')
+
+
+def test_a_composed_urdf_keeps_visuals_collisions_inertials_and_each_parts_colours():
     from urdf_parser_py.urdf import URDF
-    robot = URDF.from_xml_string(urdf_text(model, visuals).encode())
-    first, second = robot.link_map['a_palm'].visuals
-    assert list(first.geometry.size) == [1.0, 2.0, 3.0] and list(first.material.color.rgba) == [
-        1.0, 0.0, 0.0, 1.0]
-    assert second.geometry.filename == 'package://hand/palm.dae'
+    base = ('<robot name="arm"><material name="red"><color rgba="0.5 0 0 1"/></material>'
+            '<link name="base"><visual><geometry><box size="1 1 1"/></geometry>'
+            '<material name="red"/></visual></link><link name="flange"/>'
+            '<joint name="lift" type="revolute"><parent link="base"/><child link="flange"/>'
+            '<limit lower="-2" upper="2" effort="0" velocity="0"/></joint>'
+            '<ros2_control name="arm" type="system"><joint name="lift"/></ros2_control>'
+            '</robot>')
+    mine, theirs = elements_of(PALM.format(red='1 0 0 1')), elements_of(PALM.format(red='0 1 0 1'))
+    assert [e.tag for e in mine.links['palm']] == ['inertial', 'visual', 'visual', 'collision']
+    assert [e.tag for e in mine.others] == ['transmission']   # a part's: left out
+    model = compose(load_model(base), [(Part('a', 'flange', prefix='a_'), load_model(PALM)),
+                                       (Part('b', 'flange', prefix='b_'), load_model(PALM))])
+    elements = elements_of(base)
+    links = dict(elements.links, **mine.of_part('a_', 'a'), **theirs.of_part('b_', 'b'))
+    text = urdf_text(model, links, tuple(elements.materials.values()), elements.others)
+    robot = URDF.from_xml_string(text.encode())
+    assert robot.link_map['base'].visual.material.name == 'red'
+    assert list(robot.materials[0].color.rgba) == [0.5, 0.0, 0.0, 1.0]
+    assert '<ros2_control name="arm" type="system">' in text and '<transmission' not in text
+    for prefix, rgba in (('a_', [1.0, 0.0, 0.0, 1.0]), ('b_', [0.0, 1.0, 0.0, 1.0])):
+        palm = robot.link_map[prefix + 'palm']
+        box, mesh = palm.visuals
+        assert list(box.geometry.size) == [1.0, 2.0, 3.0] and list(box.origin.xyz) == [0, 0, 0.1]
+        # two parts' "red" are two materials, each with its own colour
+        assert box.material.name == prefix[0] + '/red' and list(box.material.color.rgba) == rgba
+        assert mesh.geometry.filename == 'package://hand/palm.dae' and mesh.material is None
+        assert [c.geometry.radius for c in palm.collisions] == [0.2]
+        assert palm.inertial.mass == 0.5
+        # a material defined inside one visual and named by another, as urdfdom reads it
+        for side in ('left', 'right'):
+            material = robot.link_map[prefix + side].visual.material
+            assert (material.name, list(material.color.rgba)) == (prefix[0] + '/blue',
+                                                                  [0.0, 0.0, 1.0, 1.0])
+    # the parts' elements were copied: what was read stays as the source wrote it
+    assert mine.links['palm'][1].find('material').get('name') == 'red'
+    deep = '<robot><link name="x"><visual>' + '<a>' * 40 + '</a>' * 40 + '</visual></link></robot>'
     for hostile in ('<robot><link name="x"><visual><geometry><box/></geometry>', 'not xml',
-                    '<!DOCTYPE r [<!ENTITY e "x">]><robot>&e;</robot>', '<mujoco/>',
-                    '<robot><link name="x"><visual><origin xyz="1 nan 0"/><geometry><box/>'
-                    '</geometry></visual></link></robot>',
-                    '<robot><link name="x"><visual><geometry><capsule/></geometry></visual>'
-                    '</link></robot>'):
-        assert visuals_of(hostile) == {}, hostile
+                    '<!DOCTYPE r [<!ENTITY e "x">]><robot>&e;</robot>', '<mujoco/>', deep):
+        assert elements_of(hostile) == UrdfElements(), hostile
 
 
-def test_a_description_too_long_gives_no_visuals():
+def test_a_description_too_long_gives_no_elements():
     text = '<robot name="r"><link name="a"><visual><geometry><box size="1 1 1"/></geometry>' \
            '</visual></link></robot>'
-    assert list(visuals_of(text)) == ['a']
-    assert visuals_of(text + ' ' * MAX_CHARS) == {}
+    assert list(elements_of(text).links) == ['a']
+    assert elements_of(text + ' ' * MAX_CHARS) == UrdfElements()

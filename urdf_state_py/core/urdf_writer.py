@@ -19,13 +19,16 @@ Model -> URDF XML: the ``robot_description`` of a robot read from another format
 rviz's RobotModel, MoveIt and ``ros2 urdf view`` read URDF; a parser of
 another format (MJCF) publishes this text instead of its input. Numbers are
 written with ``repr`` (the shortest text that reads back to the same float),
-so the URDF's kinematics is the model's exactly. Visuals are not part of the
-kinematic :class:`~.model.Model`; the parser passes them per link.
+so the URDF's kinematics is the model's exactly. Visuals, collisions and
+inertials are not part of the kinematic :class:`~.model.Model`; the caller passes
+them per link as XML elements (:func:`visual_element` makes one from a
+:class:`Visual`), and top-level elements (materials, ``<ros2_control>``) as such.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+import copy
 from dataclasses import dataclass
 from xml.etree import ElementTree
 
@@ -45,16 +48,26 @@ class Visual:
     rgba: tuple[float, float, float, float] | None = None
 
 
-def urdf_text(model: Model, visuals: Mapping[str, Sequence[Visual]] | None = None) -> str:
-    """Return the URDF document of ``model``, with ``visuals`` (by link name)."""
-    visuals = visuals or {}
+def urdf_text(model: Model,
+              links: Mapping[str, Sequence[ElementTree.Element]] | None = None,
+              materials: Sequence[ElementTree.Element] = (),
+              others: Sequence[ElementTree.Element] = ()) -> str:
+    """
+    Return the URDF document of ``model``.
+
+    ``links``: link name -> the elements written into that ``<link>`` (visual,
+    collision, inertial); ``materials`` are written before the links, ``others``
+    after the joints. The elements are copied, never changed.
+    """
+    links = links or {}
     robot = ElementTree.Element('robot', name=model.name)
+    robot.extend(copy.deepcopy(list(materials)))
     for link in model.links:
         element = ElementTree.SubElement(robot, 'link', name=link.name)
-        for visual in visuals.get(link.name, ()):
-            _visual(element, visual)
+        element.extend(copy.deepcopy(list(links.get(link.name, ()))))
     for joint in model.joints:
         _joint(robot, joint)
+    robot.extend(copy.deepcopy(list(others)))
     ElementTree.indent(robot)
     return '<?xml version="1.0"?>\n' + ElementTree.tostring(robot, encoding='unicode') + '\n'
 
@@ -67,8 +80,9 @@ def _origin(parent: ElementTree.Element, origin: Origin) -> None:
     ElementTree.SubElement(parent, 'origin', xyz=_numbers(origin.xyz), rpy=_numbers(origin.rpy))
 
 
-def _visual(link: ElementTree.Element, visual: Visual) -> None:
-    element = ElementTree.SubElement(link, 'visual')
+def visual_element(visual: Visual) -> ElementTree.Element:
+    """Return the ``<visual>`` element of ``visual``."""
+    element = ElementTree.Element('visual')
     _origin(element, visual.origin)
     geometry = ElementTree.SubElement(element, 'geometry')
     ElementTree.SubElement(geometry, visual.geometry, dict(visual.attributes))
@@ -76,6 +90,7 @@ def _visual(link: ElementTree.Element, visual: Visual) -> None:
         name = 'rgba ' + _numbers(visual.rgba)
         material = ElementTree.SubElement(element, 'material', name=name)
         ElementTree.SubElement(material, 'color', rgba=_numbers(visual.rgba))
+    return element
 
 
 def _joint(robot: ElementTree.Element, joint: Joint) -> None:

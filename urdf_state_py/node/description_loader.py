@@ -62,7 +62,7 @@ from urdf_state_py.core.parsers.srdf import Semantic
 from urdf_state_py.core.parsers.urdf_xml import UrdfXmlParser
 from urdf_state_py.core.parsers.xacro_sandbox import POLICIES, RESTRICTED, TRUSTED
 from urdf_state_py.core.robot_parts import compose
-from urdf_state_py.core.urdf_visuals import visuals_of
+from urdf_state_py.core.urdf_elements import elements_of, UrdfElements
 from urdf_state_py.core.urdf_writer import urdf_text
 
 from .params import ParamSpec
@@ -112,17 +112,17 @@ class Composition:
     """
     A robot's base as parsed and its parts' models: what a change of parts starts from.
 
-    ``parts``: (description, trusted) -> the part's model as parsed and its visuals (by
-    link); ``visuals``: the base's (None: not read yet); ``names``: the parts attached,
-    in order.
+    ``parts``: (description, trusted) -> the part's model as parsed and its URDF
+    elements (visuals, collisions, inertials); ``elements``: the base's (None: not
+    read yet); ``names``: the parts attached, in order.
     """
 
     source: Source
     description: str
     parser: str
     model: Model
-    parts: Mapping[tuple[str, bool], tuple[Model, Mapping[str, Any]]]
-    visuals: Mapping[str, Any] | None = None
+    parts: Mapping[tuple[str, bool], tuple[Model, UrdfElements]]
+    elements: UrdfElements | None = None
     names: tuple[str, ...] = ()
 
 
@@ -276,7 +276,7 @@ class DescriptionLoader:
         attached = cfg['part_settings'].attached(cfg['parts']) if 'parts' in cfg else []
         if not attached:   # the base alone, published as given
             return self.assemble(base.source, base.description, base.parser, base.model, cfg)
-        parsed: dict[tuple[str, bool], tuple[Model, Mapping[str, Any]]] = {}
+        parsed: dict[tuple[str, bool], tuple[Model, UrdfElements]] = {}
         for part, text, trusted in attached:
             key = (text, trusted)
             if key in parsed:
@@ -287,17 +287,18 @@ class DescriptionLoader:
                     _, published, model = self._parse(Source(text, trusted), 'auto', options_of)
                 except DescriptionError as err:
                     raise DescriptionError(f"part '{part.name}': {err}", kind=err.kind) from None
-                parsed[key] = (model, visuals_of(published))
+                parsed[key] = (model, elements_of(published))
         composed = compose(base.model, [(part, parsed[(text, trusted)][0])
                                         for part, text, trusted in attached])
-        base_visuals = base.visuals if base.visuals is not None else \
-            visuals_of(base.description)
-        visuals = dict(base_visuals)
+        base_elements = base.elements if base.elements is not None else \
+            elements_of(base.description)
+        links = dict(base_elements.links)
         for part, text, trusted in attached:
-            visuals.update((part.prefix + link, v)
-                           for link, v in parsed[(text, trusted)][1].items())
-        return self.assemble(base.source, urdf_text(composed, visuals), base.parser, composed,
-                             cfg, replace(base, parts=parsed, visuals=base_visuals,
+            links.update(parsed[(text, trusted)][1].of_part(part.prefix, part.name))
+        description = urdf_text(composed, links, tuple(base_elements.materials.values()),
+                                base_elements.others)
+        return self.assemble(base.source, description, base.parser, composed,
+                             cfg, replace(base, parts=parsed, elements=base_elements,
                                           names=tuple(p.name for p, _, _ in attached)))
 
     def assemble(self, source: Source, description: str, parser: str, parsed: Model,

@@ -42,7 +42,7 @@ from .mjcf_orientation import axis_angle, compose, IDENTITY, ORIGIN, origin, Pos
 from ..errors import DescriptionError
 from ..model import Joint, JointType, Limits, Link, Mimic, Model
 from ..transforms import quaternion_rotate
-from ..urdf_writer import urdf_text, Visual
+from ..urdf_writer import urdf_text, Visual, visual_element
 
 WORLD = 'world'
 
@@ -70,7 +70,8 @@ class MjcfParser(Parser):
                         options: Mapping[str, Any] | None = None) -> tuple[Model, str]:
         """Return the model and its URDF (with visuals), the text ``robot_description`` carries."""
         model, visuals = self.read(data, options)
-        return model, urdf_text(model, visuals)
+        return model, urdf_text(model, {link: [visual_element(v) for v in shown]
+                                        for link, shown in visuals.items()})
 
     def read(self, data: str | bytes, options: Mapping[str, Any] | None = None
              ) -> tuple[Model, dict[str, list[Visual]]]:
