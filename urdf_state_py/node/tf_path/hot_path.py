@@ -143,8 +143,8 @@ class HotPath:
         self._node = node
         self._errors = errors
         self._context = node.context
-        self._subscriptions = [(topic, qos, errors.guarded(handler))
-                               for topic, qos, handler in subscriptions]
+        self._topic_handlers = [(topic, qos, errors.guarded(handler))
+                                for topic, qos, handler in subscriptions]
         self._tf_publisher = tf_publisher
         self._clock = node.get_clock()
         self.sync = sync
@@ -153,7 +153,7 @@ class HotPath:
         self._guard = GuardCondition(None, None, self._context)
         self._owned: list = []
         try:
-            for topic, qos, _ in self._subscriptions:
+            for topic, qos, _ in self._topic_handlers:
                 self._owned.append(module.Subscription(node.handle, topic, *qos_arguments(qos)))
         except BaseException:
             self._close()
@@ -252,7 +252,7 @@ class HotPath:
                     context.pointer, [owned.pointer for owned in self._owned], pub.pointer,
                     guard.pointer, clock.pointer,
                     [pointer for owned in self._owned for pointer in owned.event_pointers],
-                    tuple(handler for _, _, handler in self._subscriptions), self._on_event)
+                    tuple(handler for _, _, handler in self._topic_handlers), self._on_event)
         except Exception as exc:  # the caller decides what follows
             return f'{type(exc).__name__}: {exc}'
 
@@ -266,7 +266,7 @@ class HotPath:
         from sensor_msgs.msg import JointState
         for owned in self._owned:
             owned.close()
-        for topic, qos, handler in self._subscriptions:
+        for topic, qos, handler in self._topic_handlers:
             try:
                 self.handed_back.append(self._node.create_subscription(
                     JointState, topic, handler, qos, raw=True))
