@@ -185,7 +185,7 @@ class Probe:
         self._lock = threading.Lock()
         self.tf: list[TFMessage] = []
         self.tf_static: list[TFMessage] = []
-        self.node.create_subscription(TFMessage, '/tf', self._on_tf, 100)
+        self._tf_subscription = self.node.create_subscription(TFMessage, '/tf', self._on_tf, 100)
         self.node.create_subscription(TFMessage, '/tf_static', self._on_static, LATCHED)
         self._js_pubs = {}
         self._param_clients = {}
@@ -222,12 +222,41 @@ class Probe:
         msg.position = [float(p) for p in positions]
         self.joint_state_publisher(topic).publish(msg)
 
-    def answer_to_state(self, names, positions):
-        """Publish a JointState stamped now; the /tf message answering it."""
+    def tf_publisher_matched(self) -> bool:
+        """Whether a /tf writer is matched with the probe's /tf reader (not only known)."""
+        subscription = self._tf_subscription
+        if hasattr(subscription, 'get_publisher_count'):     # rclpy of Jazzy and newer
+            return subscription.get_publisher_count() > 0
+        return self.node.count_publishers('/tf') > 0
+
+    def answer_to_state(self, names, positions, resend_after=5.0):
+        """
+        Publish a JointState stamped now; return the /tf message answering it.
+
+        The answer is one /tf message, lost if either side had not matched yet (a
+        writer of a node closed moments ago may still count as matched): with no
+        answer after ``resend_after`` s, the same state is sent again, newly
+        stamped, until DEADLINE.
+        """
+        wait_until(self.tf_publisher_matched, what='a /tf publisher matched with the probe')
         since = self.mark()
-        stamp = self.now_ns()
-        self.publish_joint_state(names, positions, stamp)
-        return self.wait_tf_stamp(stamp, since)
+        stamps: set[tuple[int, int]] = set()
+
+        def answered(msg):
+            return msg.transforms and (msg.transforms[0].header.stamp.sec,
+                                       msg.transforms[0].header.stamp.nanosec) in stamps
+        deadline = time.monotonic() + DEADLINE
+        while True:
+            stamp = self.now_ns()
+            stamps.add(divmod(stamp, NS))
+            self.publish_joint_state(names, positions, stamp)
+            wait = min(resend_after, deadline - time.monotonic())
+            try:
+                return self.wait_tf(answered, since, max(wait, 0.1),
+                                    f'/tf stamped {stamp} (or an earlier send)')
+            except pytest.fail.Exception:
+                if time.monotonic() + 0.1 >= deadline:
+                    raise
 
     # -- received transforms ---------------------------------------------------
 
