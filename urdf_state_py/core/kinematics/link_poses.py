@@ -15,23 +15,9 @@
 """
 Root-relative composition: the pose of every link in the root frame, for FK and batches.
 
-Read this first: :class:`LinkPoseComposer` lays every link out once in a work
-array, folds fixed joints into constant offsets, and turns a configuration
-into all link poses with a fixed, short sequence of batched numpy operations
-(no Python loop per joint). For one configuration the cost is numpy's
-per-call overhead (~0.5-1 us per operation), not arithmetic, so the schedule
-minimises calls; for big batches arithmetic and memory traffic dominate and a
-different schedule is used. :meth:`LinkPoseComposer.__init__` explains the
-layout and both schedules.
-
-Joint motion of revolute, continuous and prismatic joints is one formula,
-linear in two coefficients per joint (Rodrigues)::
-
-    T(origin) @ T(motion) = F + a1 F K + a2 F K^2     (a1, a2) = (sin q, 1 - cos q)
-                          = F + a1 P                  prismatic: a1 = q, P = R_F axis
-
-with ``K = [axis]x``; planar and floating joints (rare) are evaluated
-afterwards as their own small vectorised groups.
+:class:`LinkPoseComposer` turns a configuration (or a batch of them) into all
+link poses with a fixed, short sequence of batched numpy operations, no Python
+loop per joint. docs/kinematics.md explains the layout and its two schedules.
 """
 
 from __future__ import annotations
@@ -52,7 +38,7 @@ class LinkPoseComposer:
     """Root-relative 4x4 poses of every link of one model (immutable, thread-safe)."""
 
     # Batches at least this large compose level by level (fewest matrix products);
-    # smaller ones use pointer jumping (fewest numpy calls). See __init__.
+    # smaller ones use pointer jumping (fewest numpy calls). See docs/kinematics.md.
     LEVEL_SCHEDULE_MIN_BATCH = 8
     # Batches are processed this many configurations at a time (see poses).
     BATCH_CHUNK = 128
@@ -60,45 +46,9 @@ class LinkPoseComposer:
     def __init__(self, model: Model, movable: Sequence[Joint],
                  variable_index: Mapping[str, int]) -> None:
         """
-        Lay out the slots, per-slot bases and composition schedules.
+        Lay out the slots, per-slot bases and composition schedules (docs/kinematics.md).
 
         ``movable``: the model's movable joints in topological order.
-
-        Every link gets a *slot* in a ``(slots, batch, 4, 4)`` work array, in
-        this order (each group contiguous)::
-
-            root | fixed links whose chain to the root has no movable joint (constant)
-                 | inner links: children of movable joints that have movable
-                   joints below them, sorted by movable depth
-                 | outer links: all other links
-
-        Fixed joints are folded away: a link's *anchor* is the child of the
-        nearest movable joint at or above it, and its constant offset C in the
-        anchor is precomputed. Each slot first receives its transform
-        *relative to the anchor of its joint's parent*: ``F @ M(q) @ C`` where
-        F is the movable joint's origin folded with the fixed joints above it,
-        M the joint motion. For 1-DOF joints that is linear in two per-joint
-        coefficients (Rodrigues), ``F C + a1 F K C + a2 F K^2 C`` with
-        ``(a1, a2) = (sin q, 1 - cos q)`` for revolute-like joints, ``K = [axis]x``,
-        and ``a1 = q`` with the translation ``R_F axis`` for prismatic ones; so
-        all relative transforms come from precomputed ``(rows, 16)`` bases in
-        three elementwise operations (one configuration) or one small GEMM per
-        row (a batch).
-
-        A *step* ``(start, stop, ancestors)`` then does
-        ``pose[start:stop] = pose[ancestors] @ pose[start:stop]`` -- a contiguous
-        target (a view), no scatter. Inner links need the tree composition, for
-        which two schedules are precomputed:
-
-        * pointer jumping -- step k joins every inner slot deeper than ``2**k``
-          with the product ending at its ``2**k``-th ancestor: ``ceil(log2 depth)``
-          steps but ~2-3x more 4x4 products. Best for one configuration, where
-          each numpy call costs far more than its arithmetic;
-        * depth levels -- one step per depth, one product per joint; best for
-          big batches, where the arithmetic dominates.
-
-        Outer links hang off an inner link (or the root) whose pose is final by
-        then, so they all take ONE last step.
         """
         root = model.root
         anchor = {root: root}            # link -> child of the nearest movable joint above
