@@ -170,7 +170,7 @@ class NativeJointStateReader:
     Keeps the names tuple of the last message: when the next one has the same
     encapsulation and name section (bytes 12 to the end of the names), the C
     side checks everything as before but builds no strings, and the same tuple
-    object is returned (the fast path's route cache keys on it).
+    object is returned (the name-list caches then find it by identity).
     """
 
     __slots__ = ('_decode', '_key', '_names', 'max_names')

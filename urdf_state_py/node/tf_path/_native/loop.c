@@ -117,12 +117,12 @@ static void publish(const loop_io *io, loop_shared *sh, int64_t now) {
   plan_published(&sh->state, now);
 }
 
-/* One message of route ``route``: the plan's step, or Python. */
-static void serve(const loop_io *io, loop_shared *sh, size_t route,
+/* One message from subscriptions[sub]: the plan's step, or Python. */
+static void serve(const loop_io *io, loop_shared *sh, size_t sub,
                   const rmw_serialized_message_t *in) {
   int to_python = 1;
   pthread_mutex_lock(&sh->mutex);
-  if (route != 0 || !sh->plan) {
+  if (sub != 0 || !sh->plan) {
     sh->no_plan++;
   } else {
     rcl_time_point_value_t now = 0;
@@ -141,10 +141,10 @@ static void serve(const loop_io *io, loop_shared *sh, size_t route,
     }
   }
   pthread_mutex_unlock(&sh->mutex);
-  if (to_python) io->handoff(io->ctx, route, in->buffer, in->buffer_length);
+  if (to_python) io->handoff(io->ctx, sub, in->buffer, in->buffer_length);
 }
 
-/* Takes and serves every message there is, one of each route in turn (round robin),
+/* Takes and serves every message there is, one of each subscription in turn (round robin),
  * until all are drained; 1 when a take failed (the round ends there). */
 static int drain(const loop_io *io, loop_shared *sh, rmw_serialized_message_t *in) {
   rmw_message_info_t info;

@@ -32,8 +32,8 @@
 
 #include "plan.h"
 
-/* A message for Python: route ``route`` (index into the subscriptions), its bytes. */
-typedef void (*loop_handoff_fn)(void *ctx, size_t route, const uint8_t *data, size_t size);
+/* A message for Python: from subscriptions[sub], its bytes. */
+typedef void (*loop_handoff_fn)(void *ctx, size_t sub, const uint8_t *data, size_t size);
 /* QoS event ``index`` is ready (Python takes and handles it). */
 typedef void (*loop_event_fn)(void *ctx, size_t index);
 
@@ -43,10 +43,10 @@ enum { FAULT_WAIT = 0, FAULT_TAKE, FAULT_CLOCK, FAULT_PUBLISH, FAULTS };
 typedef struct {
   pthread_mutex_t mutex;  /* held by the loop while it runs a plan or counts, by Python to
                            * pause it: every field below but ``stop`` and ``faults`` */
-  js_plan *plan;          /* route 0's plan, or NULL: every message goes to Python */
+  js_plan *plan;          /* subscription 0's plan, or NULL: every message goes to Python */
   js_state state;
   uint64_t handed[PLAN_RESULTS]; /* messages handed to Python, by plan result */
-  uint64_t no_plan;       /* messages handed to Python with no plan for their route */
+  uint64_t no_plan;       /* messages handed to Python with no plan for their subscription */
   uint64_t served;        /* messages the plan served (published or rate-limited) */
   uint64_t errors;        /* failed takes, clock reads and publications */
   uint64_t retries;       /* failed waits, each retried after a short sleep */
@@ -58,7 +58,7 @@ typedef struct {
 
 typedef struct {
   rcl_context_t *context;
-  rcl_subscription_t *const *subscriptions;  /* route i: subscriptions[i] */
+  rcl_subscription_t *const *subscriptions;  /* index i: subscriptions[i] */
   size_t n_subscriptions;
   rcl_event_t *const *events;
   size_t n_events;

@@ -18,7 +18,7 @@
  *                 or why the loop could not go on (loop.h)
  *   pause()       waits until the loop is between two messages and holds it there;
  *   resume()      lets it go on (the same thread, once per pause())
- *   install(...)  while paused: the plan of route 0 (or None) and the Python state
+ *   install(...)  while paused: the plan of subscription 0 (or None) and the Python state
  *                 it continues from; take_state() returns what the loop changed since
  *   counts()      while paused: messages handed to Python by reason, served, errors,
  *                 retries
@@ -42,7 +42,7 @@ typedef struct {
   PyObject_HEAD
   loop_shared sh;
   PyObject *plan;          /* the installed Plan (sh.plan points into it) or NULL */
-  PyObject *handlers;      /* during run(): one callable per route */
+  PyObject *handlers;      /* during run(): one callable per subscription */
   PyObject *on_event;      /* during run(): called with a QoS event's index */
   PyThreadState *saved;    /* during run(): the loop thread's state, GIL released */
   unsigned long paused_by; /* thread holding the pause, 0: none */
@@ -81,10 +81,10 @@ static void call(PyObject *fn, PyObject *arg) {
   Py_XDECREF(arg);
 }
 
-static void handoff(void *ctx, size_t route, const uint8_t *data, size_t size) {
+static void handoff(void *ctx, size_t sub, const uint8_t *data, size_t size) {
   LoopObject *self = ctx;
   PyEval_RestoreThread(self->saved);
-  call(PyTuple_GET_ITEM(self->handlers, (Py_ssize_t)route),
+  call(PyTuple_GET_ITEM(self->handlers, (Py_ssize_t)sub),
        PyBytes_FromStringAndSize((const char *)data, (Py_ssize_t)size));
   self->saved = PyEval_SaveThread();
 }

@@ -55,8 +55,8 @@ typedef struct {
 
 /* What the loop keeps of the Python state while it runs a plan (see native_loop.py). */
 typedef struct {
-  int64_t last_now, writes;          /* throttle._last_now, throttle._writes */
-  int marked;                        /* route.marked is (marked_writes, marked_stamp) */
+  int64_t last_now, writes;          /* PublishThrottle.loop_state() */
+  int marked;                        /* Plan.marked is (marked_writes, marked_stamp) */
   int64_t marked_writes, marked_stamp;
   int clean;                         /* NativePlans.clean */
   uint64_t published, clamps;        /* since the last read from Python */
