@@ -400,9 +400,9 @@ def test_malformed_dds_payloads_to_every_service_and_topic(probe, raw_writer, tm
         print(f'{len(payloads)} payloads on {len(plan)} topics in {elapsed:.1f} s: {sent}')
         assert sum(ok for ok, _, _ in sent.values()) == len(payloads), sent
 
-        # after: still publishing the last good model, still answering. The writer's
-        # samples are all acknowledged, i.e. in the node's keep-all queue, not yet handled:
-        # the /tf of a good JointState sent now comes once that backlog is drained.
+        # after: still publishing the last good model, still answering. The node may still
+        # hold the writer's last samples in its keep-all queues: the /tf of a good
+        # JointState sent now comes once that backlog is drained.
         send_good(probe, joints, 0.75, GOOD_DEADLINE_S)
         params.check(GOOD_DEADLINE_S)
         assert node.alive()
