@@ -52,9 +52,18 @@ def pytest_configure(config):
     (what CI runs on Python 3.10 with Ubuntu 22.04's numpy, where no rclpy is installed).
     """
     config.addinivalue_line('markers', 'ros: needs rclpy (and DDS, messages or launch) to run')
+    config.addinivalue_line('markers', 'browser: drives headless Chromium (given to every test '
+                                       'that uses a ``browser`` fixture)')
     # ament_lint's pytest plugin registers these in a ROS 2 distro; not in the wheels venv
     for marker in ('linter', 'flake8', 'pep257', 'copyright'):
         config.addinivalue_line('markers', f'{marker}: an ament linter test')
+
+
+def pytest_collection_modifyitems(items):
+    """Mark ``browser`` the tests that use a ``browser`` fixture (.ci/run runs them once)."""
+    for item in items:
+        if 'browser' in getattr(item, 'fixturenames', ()):
+            item.add_marker(pytest.mark.browser)
 
 
 def pytest_report_header(config):
